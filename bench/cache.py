@@ -1,0 +1,116 @@
+"""On-disk embedding cache shared by every task of a run and across runs.
+
+Vectors are keyed by (model identity, text): the identity is a hash of everything that changes a vector
+(card name and revision, weights digest, pooling, max length, normalisation, dtype, and a baseline's
+fit). One SQLite file per identity under `$SENTIBENCH_HOME/embeddings/`; rows are (sha1(text), float32
+bytes). `CachedEncoder` encodes only the distinct texts it has not seen, and checks every new vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sentibench.encoders import Encoder
+from sentibench.errors import BenchError
+from sentibench.paths import cache_dir
+
+_CHUNK = 900  # SQLite's default limit on host parameters is 999
+
+
+def fingerprint(identity: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.sha1(text.encode("utf-8")).digest()
+
+
+class EmbeddingStore:
+    """One model identity's vectors in one SQLite file (safe for concurrent readers/writers)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, timeout=60)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, dim INTEGER, vec BLOB)")
+
+    def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        for start in range(0, len(keys), _CHUNK):
+            chunk = keys[start:start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for key, _, blob in self.db.execute(f"SELECT key, dim, vec FROM vectors WHERE key IN ({marks})", chunk):
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                                [(k, v.shape[0], v.tobytes()) for k, v in zip(keys, vectors)])
+
+
+def check_embeddings(vectors: object, n_texts: int, model: str) -> np.ndarray:
+    """A [n_texts, d] finite float32 array, or a one-line error naming what is wrong."""
+    array = np.asarray(vectors)
+    if array.ndim != 2 or array.shape[0] != n_texts:
+        raise BenchError(f"model '{model}' returned embeddings of shape {array.shape} for {n_texts} texts; "
+                         f"expected ({n_texts}, dimension)")
+    if not np.issubdtype(array.dtype, np.number):
+        raise BenchError(f"model '{model}' returned non-numeric embeddings ({array.dtype})")
+    array = array.astype(np.float32, copy=False)
+    bad = int((~np.isfinite(array)).any(axis=1).sum())
+    if bad:
+        raise BenchError(f"model '{model}' returned NaN or infinite embeddings for {bad} of {n_texts} texts")
+    return array
+
+
+class CachedEncoder:
+    """Wraps an encoder: looks each distinct text up first, encodes only the misses (in one call)."""
+
+    def __init__(self, base: Encoder, identity: dict[str, Any], enabled: bool = True) -> None:
+        self.base = base
+        self.name = base.name
+        self.identity = identity
+        self.enabled = enabled
+        self.encoded = 0  # texts actually sent to the model (the proof that a warm run re-encodes nothing)
+        self.hits = 0
+        self._stores: dict[str, EmbeddingStore] = {}
+
+    def current_identity(self) -> dict[str, Any]:
+        extra = getattr(self.base, "cache_identity", None)
+        return {**self.identity, **(extra() if extra else {}), "dtype": "float32"}
+
+    def _store(self) -> EmbeddingStore:
+        key = fingerprint(self.current_identity())
+        if key not in self._stores:
+            self._stores[key] = EmbeddingStore(cache_dir("embeddings") / f"{key}.sqlite")
+        return self._stores[key]
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32,
+               show_progress_bar: bool | None = None) -> np.ndarray:
+        texts = list(texts)
+        unique = list(dict.fromkeys(texts))
+        keys = [text_key(t) for t in unique]
+        store = self._store() if self.enabled else None
+        found = store.get(keys) if store else {}
+        missing = [i for i, key in enumerate(keys) if key not in found]
+        self.hits += len(unique) - len(missing)
+        if missing:
+            new = self.base.encode([unique[i] for i in missing], batch_size=batch_size,
+                                   show_progress_bar=show_progress_bar)
+            new = check_embeddings(new, len(missing), self.name)
+            self.encoded += len(missing)
+            if store:
+                store.put([keys[i] for i in missing], new)
+            found.update({keys[i]: row for i, row in zip(missing, new)})
+        by_text = {text: found[key] for text, key in zip(unique, keys)}
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([by_text[t] for t in texts]).astype(np.float32, copy=False)

@@ -1,0 +1,205 @@
+"""The `bench` command line. Every user error is one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from sentibench.errors import BenchError
+
+EXIT_USAGE = 2
+
+
+def _quiet_libraries() -> None:
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import datasets
+    import transformers
+
+    datasets.disable_progress_bars()
+    transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()
+
+
+def _split_names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from sentibench.runner import DEFAULT_MODEL, DEFAULT_TASKS, run
+    from sentibench.tasks.registry import resolve
+
+    models = _split_names(args.model) if args.model else [DEFAULT_MODEL]
+    tasks = resolve(_split_names(args.tasks) if args.tasks else list(DEFAULT_TASKS))
+    started = time.perf_counter()
+    report = run(models, tasks, Path(args.output_folder), overwrite=args.overwrite_strategy, seed=args.seed,
+                 limit=args.limit, batch_size=args.batch_size, device=args.device, use_cache=not args.no_cache)
+    print(f"{len(report.written)} result(s) written, {len(report.skipped)} already done, "
+          f"{len(report.unavailable)} unavailable here, {len(report.failed)} failed; "
+          f"{report.encoded} text(s) encoded; {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    for line in report.failed:
+        print(f"error: {line}", file=sys.stderr)
+    return EXIT_USAGE if report.failed else 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from sentibench.leaderboard import write_leaderboard
+
+    if not Path(args.results).is_dir():
+        raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    write_leaderboard(Path(args.results), Path(args.output))
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from tabulate import tabulate
+
+    if args.what == "tasks":
+        from sentibench.tasks.registry import all_tasks
+
+        rows = [(t.name, t.metadata.type, t.metadata.dataset, t.metadata.main_score, ",".join(t.metadata.groups))
+                for t in all_tasks().values()]
+        headers = ["task", "type", "dataset", "main score", "groups"]
+    elif args.what == "models":
+        from sentibench.models.cards import all_cards
+
+        rows = [(c.name, c.loader, c.revision, c.embedding_size, c.hub_id or "", ",".join(c.training_data[:3]))
+                for c in all_cards().values()]
+        headers = ["model", "loader", "revision", "dim", "hub id", "training data"]
+    elif args.what == "datasets":
+        from sentibench.data import dataset_names, get_spec
+
+        rows = [(s.name, s.kind, "offline" if s.load_rows else "hub only", s.hub.repo_id if s.hub else "",
+                 s.description[:70]) for s in map(get_spec, dataset_names())]
+        headers = ["dataset", "kind", "source", "hub id", "description"]
+    else:
+        from sentibench.models.methods import methods
+
+        rows = [(m.name, ",".join(m.presets), m.reference) for m in methods().values()]
+        headers = ["method", "presets", "reference"]
+    print(tabulate(rows, headers=headers, tablefmt="simple"))
+    return 0
+
+
+def cmd_data_prepare(args: argparse.Namespace) -> int:
+    from sentibench.data import dataset_names, get_dataset
+
+    names = dataset_names() if args.names == ["all"] else args.names
+    for name in names:
+        dataset = get_dataset(name)
+        sizes = ", ".join(f"{k} {len(v)}" for k, v in dataset.splits.items())
+        print(f"{name}: {sizes} (sha256 {dataset.content_hash[:12]})")
+    return 0
+
+
+def _parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise BenchError(f"--option expects KEY=VALUE, got '{pair}'")
+        options[key] = value
+    return options
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from sentibench.models.training import train
+
+    card = train(args.method, args.base, args.data, args.preset, seed=args.seed,
+                 options=_parse_options(args.option), out_dir=Path(args.output) if args.output else None,
+                 name=args.name, device=args.device)
+    print(f"trained '{card.name}': run it with `bench run -m {card.name} -t sgts`")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    out = Path(args.output)
+    if args.kind == "pca":
+        from sentibench.plot_pca import plot_pca
+
+        from sentibench.runner import DEFAULT_MODEL
+
+        models = _split_names(args.model) if args.model else [DEFAULT_MODEL]
+        datasets = _split_names(args.datasets) if args.datasets else ["mr", "vader-tweets", "vader-amazon"]
+        paths = plot_pca(models, datasets, out, args.limit)
+    else:
+        from sentibench.plot_sgts_fewshot import plot_sgts_vs_fewshot
+
+        paths = [plot_sgts_vs_fewshot(Path(args.results), out / "sgts_vs_fewshot.png")]
+    for path in paths:
+        print(path)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="evaluate models on tasks (default: all-minilm-l6-v2 on the default suite)")
+    run.add_argument("-m", "--model", help="comma-separated model cards, local folders or hub ids")
+    run.add_argument("-t", "--tasks", help="comma-separated task or group names (see `bench list tasks`)")
+    run.add_argument("--batch-size", type=int, default=32)
+    run.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
+    run.add_argument("--output-folder", default="results")
+    run.add_argument("--overwrite-strategy", choices=["always", "never", "only-missing"], default="only-missing")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--limit", type=int, help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
+    run.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+    run.set_defaults(func=cmd_run)
+
+    board = sub.add_parser("leaderboard", help="render leaderboard.md from result JSONs")
+    board.add_argument("--results", default="results")
+    board.add_argument("--output", default="leaderboard.md")
+    board.set_defaults(func=cmd_leaderboard)
+
+    listing = sub.add_parser("list", help="list tasks, models, datasets or methods")
+    listing.add_argument("what", choices=["tasks", "models", "datasets", "methods"])
+    listing.set_defaults(func=cmd_list)
+
+    data = sub.add_parser("data", help="dataset commands").add_subparsers(dest="data_command", required=True)
+    prepare = data.add_parser("prepare", help="download, parse, split and cache datasets ('all' for every one)")
+    prepare.add_argument("names", nargs="+")
+    prepare.set_defaults(func=cmd_data_prepare)
+
+    train = sub.add_parser("train", help="train a method (see `bench list methods`) into a checkpoint + card")
+    train.add_argument("method")
+    train.add_argument("--base", default="all-minilm-l6-v2")
+    train.add_argument("--data", default="mr")
+    train.add_argument("--preset", default="cpu")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--option", action="append", default=[], help="method option KEY=VALUE (repeatable)")
+    train.add_argument("--name", help="name of the resulting model card")
+    train.add_argument("--output", help="checkpoint folder (default: the sentibench cache)")
+    train.add_argument("--device")
+    train.set_defaults(func=cmd_train)
+
+    plot = sub.add_parser("plot", help="draw figures to PNG")
+    plot.add_argument("kind", choices=["pca", "sgts-vs-fewshot"])
+    plot.add_argument("-m", "--model", help="models for pca (comma-separated)")
+    plot.add_argument("--datasets", help="datasets for pca (comma-separated)")
+    plot.add_argument("--limit", type=int, default=1000, help="points per dataset for pca")
+    plot.add_argument("--results", default="results")
+    plot.add_argument("--output", default="plots")
+    plot.set_defaults(func=cmd_plot)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        _quiet_libraries()
+        return args.func(args)
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted: finished results are saved; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

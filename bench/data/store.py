@@ -1,0 +1,153 @@
+"""Materialise a declared dataset once into the local cache as Hugging Face datasets, with a content hash.
+
+Splits the source does not define are made here, once, deterministically (stratified, `spec.split_seed`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+
+import datasets
+from sklearn.model_selection import train_test_split
+
+from sentibench.data.catalog import DATASETS
+from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
+from sentibench.errors import BenchError, unknown_name
+from sentibench.io import atomic_write_json
+from sentibench.paths import cache_dir
+from sentibench.sources import require_hub
+
+SPLITS = ("train", "validation", "test")
+_REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in DATASETS}
+
+
+def register_dataset(spec: DatasetSpec) -> DatasetSpec:
+    """Add a dataset (for example from a plug-in module); names are unique."""
+    if spec.name in _REGISTRY and _REGISTRY[spec.name] is not spec:
+        raise BenchError(f"dataset '{spec.name}' is declared twice")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def dataset_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_spec(name: str) -> DatasetSpec:
+    if name not in _REGISTRY:
+        raise unknown_name("dataset", name, _REGISTRY)
+    return _REGISTRY[name]
+
+
+@dataclass(frozen=True)
+class PreparedDataset:
+    spec: DatasetSpec
+    splits: datasets.DatasetDict
+    content_hash: str  # sha256 over every split's rows, in order
+
+    def split(self, name: str) -> datasets.Dataset:
+        if name not in self.splits:
+            raise BenchError(f"dataset '{self.spec.name}' has no split '{name}' (has {sorted(self.splits)})")
+        return self.splits[name]
+
+
+def _stratified(rows: list[Row], fraction: float, seed: int) -> tuple[list[Row], list[Row]]:
+    """Split off `fraction` of rows, stratified by label when there is one; order is seeded."""
+    if fraction <= 0:
+        return rows, []
+    labels = [row["label"] for row in rows] if rows and "label" in rows[0] else None
+    keep, held = train_test_split(rows, test_size=fraction, random_state=seed, stratify=labels)
+    return keep, held
+
+
+def make_splits(spec: DatasetSpec, rows: RowsBySplit) -> RowsBySplit:
+    """Apply the spec's deterministic split plan to what the source gave."""
+    if UNSPLIT in rows:
+        train_f, valid_f, test_f = spec.split_fractions
+        rest, test = _stratified(rows[UNSPLIT], test_f, spec.split_seed)
+        train, valid = _stratified(rest, valid_f / (train_f + valid_f), spec.split_seed)
+        rows = {"train": train, "validation": valid, "test": test}
+    elif "validation" not in rows and "train" in rows and spec.validation_fraction > 0:
+        train, valid = _stratified(rows["train"], spec.validation_fraction, spec.split_seed)
+        rows = {**rows, "train": train, "validation": valid}
+    return {name: part for name, part in rows.items() if part}
+
+
+def content_hash(rows: RowsBySplit) -> str:
+    digest = hashlib.sha256()
+    for split in sorted(rows):
+        digest.update(split.encode())
+        for row in rows[split]:
+            digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False).encode())
+    return digest.hexdigest()
+
+
+def validate(spec: DatasetSpec, rows: RowsBySplit) -> None:
+    """Empty splits, single-class splits and out-of-range labels are errors, never silent."""
+    if not rows:
+        raise BenchError(f"dataset '{spec.name}' has no rows")
+    for split, part in rows.items():
+        if spec.kind != "classification":
+            continue
+        labels = {row["label"] for row in part}
+        if len(labels) < 2:
+            raise BenchError(f"dataset '{spec.name}' split '{split}' has a single class {sorted(labels)}")
+        bad = labels - set(range(len(spec.label_names)))
+        if bad:
+            raise BenchError(f"dataset '{spec.name}' split '{split}' has labels {sorted(bad)} outside "
+                             f"0..{len(spec.label_names) - 1}")
+
+
+def _load_from_hub(spec: DatasetSpec) -> RowsBySplit:
+    hub = spec.hub
+    require_hub(f"dataset '{spec.name}' ({hub.repo_id})", "It has no offline source in this harness.")
+    loaded = datasets.load_dataset(hub.repo_id, hub.config, revision=hub.revision)
+    rename = {theirs: ours for ours, theirs in hub.columns.items()}
+    out: RowsBySplit = {}
+    for ours in SPLITS:
+        theirs = hub.splits.get(ours, ours)
+        if theirs in loaded:
+            out[ours] = [{rename.get(k, k): v for k, v in row.items()} for row in loaded[theirs]]
+    return out
+
+
+def _read_rows(spec: DatasetSpec) -> RowsBySplit:
+    if spec.load_rows is not None:
+        return spec.load_rows()
+    if spec.hub is not None:
+        return _load_from_hub(spec)
+    raise BenchError(f"dataset '{spec.name}' declares no source")
+
+
+def _folder(spec: DatasetSpec):
+    return cache_dir("datasets") / f"{spec.name}-r{spec.recipe}"
+
+
+@cache
+def get_dataset(name: str) -> PreparedDataset:
+    """The prepared dataset, materialised on first use (atomically: a crash leaves no half folder)."""
+    spec = get_spec(name)
+    folder = _folder(spec)
+    meta_path = folder / "sentibench.json"
+    if not meta_path.exists():
+        rows = make_splits(spec, _read_rows(spec))
+        validate(spec, rows)
+        tmp = tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.")
+        try:
+            datasets.DatasetDict({k: datasets.Dataset.from_list(v) for k, v in rows.items()}).save_to_disk(tmp)
+            atomic_write_json(os.path.join(tmp, "sentibench.json"), {
+                "name": spec.name, "recipe": spec.recipe, "content_hash": content_hash(rows),
+                "sizes": {k: len(v) for k, v in rows.items()}, "provenance": list(spec.provenance),
+            })
+            shutil.rmtree(folder, ignore_errors=True)
+            os.replace(tmp, folder)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    meta = json.loads(meta_path.read_text())
+    return PreparedDataset(spec, datasets.load_from_disk(str(folder)), meta["content_hash"])

@@ -1,0 +1,23 @@
+"""User-facing errors: the CLI prints them as one line and exits with code 2."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class BenchError(Exception):
+    """An error the user can fix (bad name, bad file, missing data); never shown as a traceback."""
+
+
+class UnavailableError(BenchError):
+    """A resource exists but cannot be reached from here (e.g. a hub-only model or dataset offline)."""
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str]) -> BenchError:
+    """An error for an unknown `name` of some `kind`, suggesting the closest known names."""
+    known = sorted(known)
+    near = difflib.get_close_matches(name.lower(), known, n=3, cutoff=0.5)
+    near += [k for k in known if name.lower() in k and k not in near][: 3 - len(near)]
+    hint = f" Did you mean: {', '.join(near)}?" if near else ""
+    return BenchError(f"unknown {kind} '{name}'.{hint} See `bench list {kind}s`.")

@@ -1,0 +1,120 @@
+"""Result files: one JSON per (model, task) in MTEB's TaskResult layout and path convention
+(`<root>/<model>/<revision>/<task>.json`), plus a `sentibench` block recording how it was produced."""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import re
+import subprocess
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sentibench import __version__
+from sentibench.errors import BenchError
+from sentibench.io import atomic_write_json
+
+PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "numpy", "scipy", "scikit-learn",
+            "faiss-cpu")
+
+
+def safe_segment(text: str) -> str:
+    """A path segment from a model name or revision (MTEB replaces '/' with '__')."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text.replace("/", "__")).strip("-") or "no_revision_available"
+
+
+def result_path(root: Path, model: str, revision: str, task: str) -> Path:
+    return Path(root) / safe_segment(model) / safe_segment(revision) / f"{task}.json"
+
+
+def without_nan(value: Any) -> Any:
+    """NaN and infinities become None (JSON null), recursively; numpy scalars become Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): without_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [without_nan(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {"sentibench": __version__, "python": platform.python_version()}
+    for package in PACKAGES:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = None
+    return found
+
+
+def git_commit() -> str | None:
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if commit.returncode != 0:
+        return None
+    return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def task_result(task_name: str, dataset_revision: str, scores: dict[str, dict[str, Any]],
+                evaluation_time: float, provenance: dict[str, Any]) -> dict[str, Any]:
+    """The MTEB TaskResult dictionary: scores[split] is a list with one entry per subset ("default")."""
+    return without_nan({
+        "task_name": task_name,
+        "dataset_revision": dataset_revision,
+        "mteb_version": None,
+        "scores": {split: [{**values, "hf_subset": "default", "languages": ["eng-Latn"]}]
+                   for split, values in scores.items()},
+        "evaluation_time": round(evaluation_time, 3),
+        "kg_co2_emissions": None,
+        "sentibench": provenance,
+    })
+
+
+def write_result(path: Path, result: dict[str, Any]) -> None:
+    atomic_write_json(path, result)
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def task_name(self) -> str:
+        return self.data["task_name"]
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return self.data.get("sentibench", {})
+
+    def main_score(self) -> float | None:
+        """The main score of the first evaluated split (the task's primary split)."""
+        split = self.provenance.get("main_split") or next(iter(self.data["scores"]))
+        return self.data["scores"][split][0].get("main_score")
+
+
+def read_result(path: Path) -> StoredResult:
+    """A parsed result file, or a one-line error naming the file and what is wrong with it."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise BenchError(f"result file {path} does not parse ({error.msg if hasattr(error, 'msg') else error}); "
+                         "delete it or rerun with --overwrite-strategy always") from None
+    if not isinstance(data, dict) or not {"task_name", "scores"} <= set(data) or not isinstance(data["scores"], dict):
+        raise BenchError(f"result file {path} is not a TaskResult (needs task_name and scores)")
+    return StoredResult(Path(path), data)
+
+
+def iter_results(root: Path) -> list[StoredResult]:
+    return [read_result(p) for p in sorted(Path(root).rglob("*.json")) if p.name != "model_meta.json"]

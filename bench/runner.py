@@ -1,0 +1,115 @@
+"""Runs models on tasks: model card -> cached encoder -> task -> result JSON (atomic, resumable)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from sentibench.cache import CachedEncoder
+from sentibench.data import get_dataset
+from sentibench.errors import BenchError, UnavailableError
+from sentibench.models.cards import ModelCard
+from sentibench.models.loaders import card_for, describe, load_encoder, load_trainable
+from sentibench.results import git_commit, read_result, result_path, task_result, versions, write_result
+from sentibench.tasks.base import EvalContext, Task
+
+OverwriteStrategy = Literal["always", "never", "only-missing"]
+DEFAULT_MODEL = "all-minilm-l6-v2"
+DEFAULT_TASKS = ("sgts",)
+
+
+@dataclass
+class RunReport:
+    written: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    encoded: int = 0  # texts the models actually encoded (0 on a warm re-run)
+
+
+def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
+    if strategy == "always" or not path.exists():
+        return False
+    if strategy == "never":
+        return True
+    stored = read_result(path)  # a file that does not parse is an error, never silently overwritten
+    return set(task.metadata.eval_splits) <= set(stored.data["scores"]) and stored.provenance.get("limit") == limit
+
+
+def _fit_if_needed(encoder: CachedEncoder, task: Task) -> None:
+    """Baselines with a `fit` (bag-of-words) learn from the task dataset's train split only."""
+    fit = getattr(encoder.base, "fit", None)
+    if fit is None:
+        return
+    train = get_dataset(task.metadata.dataset).split("train")
+    texts = train["text"] if "text" in train.column_names else train["sentence1"] + train["sentence2"]
+    fit(texts)
+
+
+def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: EvalContext) -> dict:
+    _fit_if_needed(encoder, task)
+    dataset = get_dataset(task.metadata.dataset)
+    started = time.perf_counter()
+    evaluation = task.evaluate(encoder, context)
+    elapsed = time.perf_counter() - started
+    provenance = {
+        "model": describe(card),
+        "task": {"name": task.name, "type": task.metadata.type, "groups": list(task.metadata.groups),
+                 "main_score": task.metadata.main_score, "reference": task.metadata.reference},
+        "main_split": task.metadata.eval_splits[0],
+        "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
+                    "sources": list(dataset.spec.provenance)},
+        "trained_on_eval_dataset": task.metadata.dataset in card.training_data,
+        "seed": context.seed,
+        "limit": context.limit,
+        "details": evaluation.details,
+        "versions": versions(),
+        "git_commit": git_commit(),
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance)
+
+
+def run(models: list[str], tasks: list[Task], output_folder: Path, overwrite: OverwriteStrategy = "only-missing",
+        seed: int = 0, limit: int | None = None, batch_size: int = 32, device: str | None = None,
+        use_cache: bool = True) -> RunReport:
+    report = RunReport()
+    for model in models:
+        card = card_for(model)
+        pending = []
+        for task in tasks:
+            path = result_path(output_folder, card.name, card.revision, task.name)
+            if _is_done(path, task, limit, overwrite):
+                report.skipped.append(path)
+            else:
+                pending.append((task, path))
+        if not pending:
+            continue
+        encoder = load_encoder(model, device=device, use_cache=use_cache)  # an unusable model stops the run
+        others: dict[str, CachedEncoder] = {card.name: encoder}
+
+        def other(name: str) -> CachedEncoder:
+            if name not in others:
+                others[name] = load_encoder(name, device=device, use_cache=use_cache)
+            return others[name]
+
+        context = EvalContext(seed=seed, batch_size=batch_size, limit=limit, model_name=card.name,
+                              load_encoder=other, reference_model=card.reference_model, device=device,
+                              load_trainable=lambda model=model: load_trainable(model, device=device))
+        for task, path in pending:
+            try:
+                write_result(path, evaluate_one(card, encoder, task, context))
+                report.written.append(path)
+                print(f"{card.name} / {task.name}: done -> {path}", file=sys.stderr)
+            except UnavailableError as error:
+                report.unavailable.append(f"{card.name} / {task.name}: {error}")
+                print(f"{card.name} / {task.name}: skipped, {error}", file=sys.stderr)
+            except BenchError as error:
+                report.failed.append(f"{card.name} / {task.name}: {error}")
+                print(f"{card.name} / {task.name}: failed, {error}", file=sys.stderr)
+        report.encoded += sum(e.encoded for e in others.values())
+    return report

@@ -1,0 +1,180 @@
+"""From a model card to an encoder: find the weights (installed package, pinned registry files, hub),
+build the encoder the card's loader names, and wrap it in the embedding cache."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import json
+import shutil
+import tempfile
+import zipfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from sentibench.cache import CachedEncoder
+from sentibench.encoders import Encoder, TransformerEncoder, load_sentence_transformers_folder, weights_digest
+from sentibench.errors import BenchError
+from sentibench.models import onnx_convert
+from sentibench.models.baselines import BowEncoder, RandomEncoder
+from sentibench.models.cards import ModelCard, get_card
+from sentibench.paths import cache_dir
+from sentibench.sources import RegistryPackage, require_hub
+
+
+def card_for(name: str) -> ModelCard:
+    """A registered card, or an ad-hoc one for a local checkpoint folder or a hub id."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        is_st = (path / "modules.json").exists()
+        return ModelCard(name=path.name, loader="sentence-transformers" if is_st else "transformers",
+                         description=f"local checkpoint {path}", revision=weights_digest(path)[:12],
+                         checkpoint=str(path.resolve()), pooling=None if is_st else "mean")
+    if "/" in name and not name.startswith((".", "/")):
+        return ModelCard(name=name.replace("/", "__"), loader="sentence-transformers",
+                         description=f"hub model {name}", revision="main", hub_id=name)
+    return get_card(name)
+
+
+def _installed_folder(card: ModelCard) -> Path:
+    module, _, sub = card.package.partition("/")
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise BenchError(f"model '{card.name}' needs the Python package providing '{module}'; "
+                         f"run `pip install {card.revision}`")
+    return Path(spec.origin).parent / sub
+
+
+def _registry_files(card: ModelCard) -> list[Path]:
+    return [RegistryPackage(e["name"], str(e["version"]), e["filename"], e["sha256"]).member(e["member"])
+            for e in card.registry]
+
+
+def _assembled_zip_folder(card: ModelCard) -> Path:
+    """Concatenate a split zip (parts in card order), unzip once; the folder holding modules.json."""
+    target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
+    if not target.exists():
+        data = b"".join(part.read_bytes() for part in _registry_files(card))
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                archive.extractall(tmp)
+            tmp.rename(target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    folders = [p.parent for p in target.rglob("modules.json")] or [p.parent for p in target.rglob("config.json")]
+    if not folders:
+        raise BenchError(f"model '{card.name}': the assembled archive holds no model folder")
+    return folders[0]
+
+
+def _converted_onnx_folder(card: ModelCard) -> Path:
+    target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
+    if not (target / "config.json").exists():
+        (onnx_file,) = _registry_files(card)
+        vocab = _installed_folder(get_card("all-minilm-l6-v2"))
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            onnx_convert.convert(onnx_file, vocab, tmp, max_length=card.max_length or 128)
+            shutil.rmtree(target, ignore_errors=True)
+            tmp.rename(target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _hub_folder(card: ModelCard) -> Path:
+    from huggingface_hub import snapshot_download
+
+    patterns = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
+    try:
+        return Path(snapshot_download(card.hub_id, revision=card.revision, local_files_only=True,
+                                      allow_patterns=patterns))
+    except Exception:  # not in the local hub cache: go online, failing fast when offline
+        require_hub(f"model '{card.name}' ({card.hub_id})", _offline_hint(card))
+        return Path(snapshot_download(card.hub_id, revision=card.revision, allow_patterns=patterns))
+
+
+def _offline_hint(card: ModelCard) -> str:
+    if card.recipe:
+        return (f"Its base '{card.recipe.get('base')}' is hub-only; train the same recipe on an offline base "
+                f"instead, e.g. `bench train {card.recipe.get('method')} --base all-minilm-l6-v2 "
+                f"--data {card.recipe.get('data')} --preset cpu`.")
+    return "Use a model whose weights ship in a registry package: see `bench list models`."
+
+
+def weights_folder(card: ModelCard) -> Path:
+    """The local folder holding a neural card's weights, fetched or built on first use."""
+    if card.loader == "trained":
+        from sentibench.models.training import ensure_trained
+
+        return ensure_trained(card)
+    if card.checkpoint:
+        return Path(card.checkpoint)
+    if card.loader == "onnx-bert":
+        return _converted_onnx_folder(card)
+    if card.package:
+        return _installed_folder(card)
+    if card.registry:
+        return _assembled_zip_folder(card)
+    if card.hub_id:
+        return _hub_folder(card)
+    raise BenchError(f"model card '{card.name}' names no weights source (package, registry or hub_id)")
+
+
+def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
+    """The bare (uncached) encoder a card describes."""
+    if card.loader == "bow":
+        return BowEncoder(dimension=card.embedding_size or 256)
+    if card.loader == "random":
+        return RandomEncoder(dimension=card.embedding_size or 384)
+    folder = weights_folder(card)
+    if card.loader == "sentence-transformers" and (folder / "modules.json").exists():
+        return load_sentence_transformers_folder(folder, name=card.name, device=device, max_length=card.max_length)
+    return TransformerEncoder.from_pretrained(folder, pooling=card.pooling, max_length=card.max_length,
+                                              normalize=card.normalize or None, name=card.name, device=device)
+
+
+def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
+    """Everything that changes this model's vectors (the embedding-cache key)."""
+    ident: dict[str, Any] = {"model": card.name, "loader": card.loader, "revision": card.revision}
+    if isinstance(encoder, TransformerEncoder):
+        ident.update(weights=_digest(weights_folder(card)), pooling=encoder.pooling,
+                     max_length=encoder.max_length, normalize=encoder.normalize)
+    elif card.loader not in ("bow", "random"):
+        ident.update(weights=_digest(weights_folder(card)), max_length=getattr(encoder, "max_length", None))
+    return ident
+
+
+@cache
+def _digest(folder: Path) -> str:
+    return weights_digest(folder)
+
+
+def _short(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def load_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
+    """The model called `name` (card, local folder or hub id), behind the embedding cache."""
+    card = card_for(name)
+    encoder = build_encoder(card, device)
+    return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache)
+
+
+def load_trainable(name: str, device: str | None = None) -> TransformerEncoder | None:
+    """A fresh, trainable copy of the model (None for encoders without torch weights)."""
+    card = card_for(name)
+    if card.loader in ("bow", "random"):
+        return None
+    encoder = build_encoder(card, device)
+    return encoder if isinstance(encoder, TransformerEncoder) else None
+
+
+def describe(card: ModelCard) -> dict[str, Any]:
+    """The card's fields for a result's provenance (no local paths)."""
+    keep = ("name", "loader", "revision", "hub_id", "pooling", "max_length", "normalize", "parameters",
+            "embedding_size", "training_data", "base", "recipe")
+    return json.loads(json.dumps({k: getattr(card, k) for k in keep}, default=str))

@@ -1,0 +1,69 @@
+"""Trainable methods (SentiCSE, ...): each registers a `Method`; `bench train` and trained cards call it."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from sentibench.errors import BenchError, unknown_name
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    method: str
+    base: str               # model card name of the starting checkpoint
+    data: str               # dataset name
+    preset: str
+    seed: int
+    out_dir: Path           # the method writes `TransformerEncoder.save(out_dir)` (+ its logs) here
+    device: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # method-specific, e.g. {"ablation": "no-word"}
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    presets: tuple[str, ...]
+    train: Callable[[TrainRequest], dict[str, Any]]  # returns a JSON-able training report
+    description: str
+    reference: str
+
+
+_METHODS: dict[str, Method] = {}
+
+
+def register_method(method: Method) -> Method:
+    _METHODS[method.name] = method
+    return method
+
+
+@cache
+def _discover() -> None:
+    """Import every method subpackage of `sentibench.models`; each registers itself."""
+    import sentibench.models as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.ispkg:
+            importlib.import_module(f"sentibench.models.{info.name}")
+
+
+def methods() -> dict[str, Method]:
+    _discover()
+    return dict(sorted(_METHODS.items()))
+
+
+def get_method(name: str) -> Method:
+    known = methods()
+    if name not in known:
+        raise unknown_name("method", name, known)
+    return known[name]
+
+
+def check_preset(method: Method, preset: str) -> None:
+    if preset not in method.presets:
+        raise BenchError(f"method '{method.name}' has no preset '{preset}'; choose {', '.join(method.presets)}")
