@@ -57,6 +57,7 @@ def test_random_baseline_and_bow_run(fixture_task, tmp_path, capsys):
     (["run", "-t", "sgts-mx"], "unknown task 'sgts-mx'. Did you mean: sgts-mr"),
     (["data", "prepare", "imbd"], "unknown dataset 'imbd'. Did you mean: imdb"),
     (["run", "-m", "roberta-base", "-t", "sgts-mr"], "needs the Hugging Face Hub"),
+    (["run", "-m", "someone/some-model", "-t", "sgts-mr"], "model 'someone__some-model' (someone/some-model) needs"),
     (["leaderboard", "--results", "/nonexistent/results"], "no results folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):

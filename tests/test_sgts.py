@@ -31,33 +31,39 @@ def test_sgts_scores_undefined_is_none_not_nan():
     assert scores["cosine_spearman"] is None and scores["main_score"] is None
 
 
-def test_pairs_are_balanced_disjoint_and_seeded():
+def test_pairs_are_balanced_distinct_and_seeded():
     labels = [1] * 10 + [0] * 14
     pairs = build_pairs(labels, seed=3)
-    assert len(pairs) == 4 * (10 // 4)
-    assert sum(g for _, _, g in pairs) == len(pairs) // 2
-    used = [i for i, _, _ in pairs] + [j for _, j, _ in pairs]
-    assert len(used) == len(set(used)), "every sentence appears in at most one pair"
+    # m = 10 sentences per class; q = min(4000 // 4, 10 * 9 / 2) = 45 pairs of each same-polarity kind
+    assert len(pairs) == 4 * 45 and sum(g for _, _, g in pairs) == 2 * 45
+    assert len({frozenset((i, j)) for i, j, _ in pairs}) == len(pairs), "no pair repeats"
+    assert all(i != j for i, j, _ in pairs)
     for i, j, gold in pairs:
         assert gold == int(labels[i] == labels[j])
+    used = {i for i, _, _ in pairs} | {j for _, j, _ in pairs}
+    assert sum(labels[i] for i in used) == len(used) // 2, "the sentence set is balanced"
     assert build_pairs(labels, seed=3) == pairs
     assert build_pairs(labels, seed=4) != pairs
-    assert len(build_pairs(labels, seed=3, max_pairs=4)) == 4
+    small = build_pairs(labels, seed=3, n_pairs=8, max_per_class=4)
+    assert len(small) == 8 and len({i for i, _, _ in small} | {j for _, j, _ in small}) <= 8
 
 
 def test_pairs_need_two_polarities_with_enough_sentences():
     with pytest.raises(BenchError, match="two polarities"):
         build_pairs([1, 1, 1, 1], seed=0)
-    with pytest.raises(BenchError, match="at least 4"):
-        build_pairs([1, 1, 0, 0, 0, 0], seed=0)
+    with pytest.raises(BenchError, match="at least 2"):
+        build_pairs([1, 0, 0, 0], seed=0)
 
 
 def test_sgts_task_golden_score_with_fake_encoder(fixture_task, fake_encoder):
     evaluation = fixture_task.evaluate(fake_encoder, EvalContext(seed=0))
-    assert evaluation.details["n_pairs"] == 8 and evaluation.details["n_same"] == 4
+    # 16 test sentences, 8 per class: q = min(1000, 8 * 7 / 2) = 28 -> 112 pairs, half of them same-polarity.
+    assert evaluation.details["n_pairs"] == 112 and evaluation.details["n_same"] == 56
     # The fake encoder separates polarity words perfectly: every same-polarity pair has a higher cosine
-    # than every mixed pair, so rho is the maximum a 0/1 gold allows. Cosine ranks 1..8 (deviations
-    # +-0.5, 1.5, 2.5, 3.5), tied gold ranks 2.5 / 6.5 (deviations +-2): rho = 32 / sqrt(42 * 32) = sqrt(32/42).
-    assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(math.sqrt(32 / 42))
-    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(0.9994265, abs=1e-6)  # golden: pins the pairing and cosines
+    # than every mixed pair, so rho is the maximum a balanced 0/1 gold allows over n pairs. Cosine ranks
+    # 1..n; tied gold ranks sit n/4 either side of the mean: sum(dev_c * dev_g) = n^3/16,
+    # sum(dev_c^2) = n(n^2 - 1)/12, sum(dev_g^2) = n^3/16, so rho = sqrt(3 n^2 / (4 (n^2 - 1))).
+    n = 112
+    assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(math.sqrt(3 * n**2 / (4 * (n**2 - 1))))
+    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(0.9992078, abs=1e-6)  # golden: pins the pairing and cosines
     assert fake_encoder.calls == 1, "each distinct sentence is encoded once, in one call"
