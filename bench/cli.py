@@ -129,7 +129,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     else:
         from sentibench.plot_sgts_fewshot import plot_sgts_vs_fewshot
 
-        paths = [plot_sgts_vs_fewshot(Path(args.results), out / "sgts_vs_fewshot.png")]
+        name = "sgts_vs_fewshot_frozen.png" if args.frozen else "sgts_vs_fewshot.png"
+        paths = [plot_sgts_vs_fewshot(Path(args.results), out / name, frozen=args.frozen)]
     for path in paths:
         print(path)
     return 0
@@ -182,6 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("-m", "--model", help="models for pca (comma-separated)")
     plot.add_argument("--datasets", help="datasets for pca (comma-separated)")
     plot.add_argument("--limit", type=int, default=1000, help="points per dataset for pca")
+    plot.add_argument("--frozen", action="store_true",
+                      help="sgts-vs-fewshot: use the frozen (logistic-regression) k-shot twins")
     plot.add_argument("--results", default="results")
     plot.add_argument("--output", default="plots")
     plot.set_defaults(func=cmd_plot)

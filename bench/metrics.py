@@ -1,0 +1,110 @@
+"""Hand-written metrics of the frozen-embedding tasks: the ones no library computes as the papers define them.
+
+- Polarity Score P and Semantic Similarity Score S with linear-discount weights
+  (polarity-aware-retrieval.txt §3.1, Eq. 1-2);
+- label-relevance precision@k, MRR@k and nDCG@k of a ranked list (MTEB's metric names, binary relevance);
+- alignment and uniformity (Wang & Isola 2020, alpha = 2, t = 2) and tolerance (Wang & Liu 2021;
+  infodcl.txt Appendix G), on L2-normalised embeddings.
+
+All functions are vectorised numpy; the tests check them against slow, obvious loops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp
+
+
+def l2_normalise(x: np.ndarray, dtype: type = np.float32) -> np.ndarray:
+    """Rows scaled to unit L2 norm (zero rows stay zero), as `dtype` (float32 for faiss)."""
+    x = np.asarray(x, dtype=dtype)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.maximum(norms, 1e-12)
+
+
+def linear_discount_weights(k: int) -> np.ndarray:
+    """w_i = 2(k+1-i) / (k(k+1)) for i = 1..k: the i-th neighbour counts k+1-i, normalised to sum 1 (§3.1.1)."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    i = np.arange(1, k + 1, dtype=np.float64)
+    return 2.0 * (k + 1 - i) / (k * (k + 1))
+
+
+def polarity_scores(query_labels: np.ndarray, neighbour_labels: np.ndarray) -> np.ndarray:
+    """P_M(s) = sum_i w_i * [label(s_i) == label(s)] per query (Eq. 1); neighbour_labels is [n, k], rank order."""
+    same = (np.asarray(neighbour_labels) == np.asarray(query_labels)[:, None]).astype(np.float64)
+    return same @ linear_discount_weights(same.shape[1])
+
+
+def semantic_scores(query_ref: np.ndarray, neighbour_ref: np.ndarray) -> np.ndarray:
+    """S_M(s) = sum_i w_i * cos_R(s, s_i) per query (Eq. 2). `query_ref` [n, d] and `neighbour_ref`
+    [n, k, d] are the reference model R's vectors of the query and of model M's k neighbours."""
+    q = l2_normalise(query_ref, np.float64)
+    n, k, d = neighbour_ref.shape
+    r = l2_normalise(neighbour_ref.reshape(n * k, d), np.float64).reshape(n, k, d)
+    cosines = np.einsum("nd,nkd->nk", q, r)
+    return cosines @ linear_discount_weights(k)
+
+
+def precision_at_k(relevant: np.ndarray, k: int) -> np.ndarray:
+    """Fraction of the top k that is relevant, per query; `relevant` is a boolean [n, >=k] in rank order."""
+    return np.asarray(relevant[:, :k], dtype=np.float64).mean(axis=1)
+
+
+def mrr_at_k(relevant: np.ndarray, k: int) -> np.ndarray:
+    """1 / rank of the first relevant item within the top k (0 when none), per query."""
+    top = np.asarray(relevant[:, :k], dtype=bool)
+    first = top.argmax(axis=1)
+    return np.where(top.any(axis=1), 1.0 / (first + 1), 0.0)
+
+
+def ndcg_at_k(relevant: np.ndarray, k: int, n_relevant: np.ndarray) -> np.ndarray:
+    """Binary-relevance nDCG@k with DCG = sum_i rel_i / log2(i + 1) (Järvelin & Kekäläinen; pytrec_eval's
+    `ndcg_cut`): the ideal ranking puts min(k, n_relevant) relevant items first. 0 when nothing is relevant."""
+    top = np.asarray(relevant[:, :k], dtype=np.float64)
+    discounts = 1.0 / np.log2(np.arange(2, top.shape[1] + 2))
+    dcg = top @ discounts
+    ideal_cumulative = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))])
+    idcg = ideal_cumulative[np.minimum(np.asarray(n_relevant), k)]
+    return np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+
+
+def _pair_cosines(x: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
+    """Cosines of every pair i < j of L2-normalised rows (only same-label pairs when `labels` is given),
+    read off the Gram matrix so memory stays O(n^2) scalars, never O(n^2 d)."""
+    x = l2_normalise(x, np.float64)
+    upper = np.triu(np.ones((len(x), len(x)), dtype=bool), k=1)
+    if labels is not None:
+        labels = np.asarray(labels)
+        upper &= labels[:, None] == labels[None, :]
+    return (x @ x.T)[upper]
+
+
+def alignment(x: np.ndarray, labels: np.ndarray, alpha: float = 2.0) -> float:
+    """Wang & Isola (2020) alignment E_{(x,y) positive} ||f(x) - f(y)||_2^alpha, with the positive pairs
+    taken as every pair (i < j) of same-label examples; rows are L2-normalised first, so
+    ||f(x) - f(y)||^2 = 2 - 2 cos. Lower is better."""
+    cosines = _pair_cosines(x, labels)
+    if len(cosines) == 0:
+        raise ValueError("alignment needs at least one pair of examples with the same label")
+    squared = np.maximum(2.0 - 2.0 * cosines, 0.0)
+    return float(np.mean(squared ** (alpha / 2.0)))
+
+
+def uniformity(x: np.ndarray, t: float = 2.0) -> float:
+    """Wang & Isola (2020) uniformity log E_{x,y} exp(-t ||f(x) - f(y)||_2^2) over every pair i < j of the
+    set (their `torch.pdist` form), on L2-normalised rows. Lower (more negative) is more uniform."""
+    if len(x) < 2:
+        raise ValueError("uniformity needs at least two examples")
+    squared = np.maximum(2.0 - 2.0 * _pair_cosines(x, None), 0.0)
+    return float(logsumexp(-t * squared) - np.log(len(squared)))
+
+
+def tolerance(x: np.ndarray, labels: np.ndarray) -> float:
+    """Wang & Liu (2021) tolerance: the mean cosine f(x)^T f(y) over same-label pairs (i < j) of
+    L2-normalised rows. (infodcl.txt Eq. 12 writes E over all pairs of cos * 1[same label]; that equals this
+    value times the fraction of same-label pairs; we report the same-label mean, as the issue asks.)"""
+    cosines = _pair_cosines(x, labels)
+    if len(cosines) == 0:
+        raise ValueError("tolerance needs at least one pair of examples with the same label")
+    return float(np.mean(cosines))

@@ -1,0 +1,68 @@
+"""Alignment, uniformity and tolerance of frozen embeddings (senticse.txt A.4 / Table 15; infodcl.txt G).
+
+Protocol: a seeded sample of at most `max_examples` (2,000) sentences of the test split, encoded once and
+L2-normalised; then, with the standard definitions (`sentibench.metrics`):
+- alignment = mean over same-label pairs (i < j) of ||x_i - x_j||^2 (Wang & Isola 2020, alpha = 2; the
+  "positive pairs" are pairs that share a label); lower is better;
+- uniformity = log mean over all pairs (i < j) of exp(-2 ||x_i - x_j||^2) (Wang & Isola 2020, t = 2);
+  lower (more negative) is more uniform;
+- tolerance = mean cosine over same-label pairs (Wang & Liu 2021); higher keeps same-class items closer;
+  the main score, because the leaderboard ranks main scores higher-is-better (infodcl.txt Figure 3 reads
+  tolerance that way) while alignment and uniformity are lower-is-better.
+These are over the whole sample, not per training batch: the SentiCSE repository's per-batch numbers are
+a different quantity. The definitions are written into every result's details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sentibench import metrics
+from sentibench.data import get_dataset
+from sentibench.encoders import Encoder
+from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
+from sentibench.tasks.probe import split_arrays
+from sentibench.tasks.registry import register
+
+DEFINITIONS = {
+    "alignment": "mean over same-label pairs i<j of ||x_i - x_j||_2^2, x L2-normalised (Wang & Isola 2020, "
+                 "alpha=2); lower is better",
+    "uniformity": "log of the mean over all pairs i<j of exp(-2 ||x_i - x_j||_2^2) (Wang & Isola 2020, t=2); "
+                  "lower is more uniform",
+    "tolerance": "mean cosine over same-label pairs i<j (Wang & Liu 2021); higher is more tolerant",
+    "scope": "the whole evaluated sample, not per training batch",
+}
+
+
+@dataclass
+class AlignmentUniformity(Task):
+    """Representation geometry of one labelled dataset (module docstring: the protocol)."""
+
+    metadata: TaskMetadata
+    max_examples: int = 2000
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        cap = min(c for c in (self.max_examples, context.limit) if c is not None)
+        texts, labels = split_arrays(self.metadata.dataset, "test", cap, context.seed)
+        x = encoder.encode(texts, batch_size=context.batch_size)
+        scores = {"alignment": metrics.alignment(x, labels), "uniformity": metrics.uniformity(x),
+                  "tolerance": metrics.tolerance(x, labels)}
+        counts = np.bincount(labels)
+        details = {"definitions": DEFINITIONS, "examples": len(texts), "max_examples": self.max_examples,
+                   "same_label_pairs": int((counts * (counts - 1) // 2).sum()),
+                   "all_pairs": len(texts) * (len(texts) - 1) // 2, "limit": context.limit,
+                   "seed": context.seed, "dataset_hash": get_dataset(self.metadata.dataset).content_hash}
+        return Evaluation({"test": {**scores, "main_score": scores["tolerance"]}}, details)
+
+
+ALIGNMENT_DATASETS = ("mr", "imdb", "vader-amazon", "vader-tweets", "tweets-3class")
+
+for _dataset in ALIGNMENT_DATASETS:
+    register(AlignmentUniformity(TaskMetadata(
+        name=f"align-{_dataset}", type="Geometry", dataset=_dataset, eval_splits=("test",), main_score="tolerance",
+        description="Alignment (same-label pairs, alpha=2; lower is better), uniformity (t=2; lower is better) "
+        "and tolerance (mean same-label cosine; main) of L2-normalised embeddings of up to 2,000 test sentences.",
+        reference="Wang & Isola (2020); Wang & Liu (2021); senticse.txt A.4; infodcl.txt Appendix G",
+        groups=("align",))))

@@ -1,0 +1,288 @@
+"""Few-shot classification: fine-tune the encoder on K examples per class (or N examples), score test.
+
+Two protocols (docs/fewshot.md has the full record of choices):
+- SentiCSE (senticse.txt §4.4, Table 12): K examples per class drawn without replacement from train;
+  500 validation examples drawn from the rest of train; full fine-tuning with a linear head on the
+  pooled output, lr 1e-5, batch 16, weight decay 0.01, at most 100 epochs, validation every 20 steps,
+  early stop with patience 5 (validations), best state restored; 10 seeds; accuracy.
+- InfoDCL (infodcl.txt §4 "Few-Shot Learning", C.2, D.3): N examples from train (drawn independently
+  per seed; we stratify by label to keep train's class proportions), the dataset's own dev split for
+  early stopping, lr 1e-5, batch 32, 20 epochs, patience 5 (epochs), weight decay 0 (not stated: the
+  Trainer default); 5 seeds; macro-F1.
+Each fine-tuning task has a frozen twin (`fewshot-frozen-...`): scikit-learn logistic regression on the
+frozen (cached) embeddings with exactly the same draws and seeds, its C chosen on the same validation
+examples. Encoders without trainable torch weights only run the frozen twins.
+
+Seeds are `context.seed + i`, i < seeds. A test split larger than `test_cap` (IMDB) is replaced by a
+fixed seeded sample (seed `TEST_SUBSET_SEED`, the probe task's prefix sampling), recorded in the result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+from sentibench.data import get_dataset
+from sentibench.encoders import Encoder
+from sentibench.errors import BenchError
+from sentibench.finetune import EvalSet, FineTuneConfig, fine_tune, score
+from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
+from sentibench.tasks.probe import capped_indices
+from sentibench.tasks.registry import register
+
+TEST_SUBSET_SEED = 0
+C_GRID: tuple[float, ...] = tuple(2.0 ** p for p in range(-2, 5))  # the probe task's grid
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    per_class: bool                 # True: `size` examples per class (K); False: `size` in total (N)
+    sizes: tuple[int, ...]
+    seeds: int
+    validation_size: int | None     # drawn from the rest of train; None: the dataset's validation split
+    config: FineTuneConfig
+    reference: str
+
+
+SENTICSE = Protocol(
+    name="senticse", per_class=True, sizes=(1, 5), seeds=10, validation_size=500,
+    config=FineTuneConfig(learning_rate=1e-5, batch_size=16, weight_decay=0.01, max_epochs=100, patience=5,
+                          eval_steps=20, metric="accuracy"),
+    reference="SentiCSE (Kim et al. 2024), senticse.txt §4.4 and Table 12")
+INFODCL = Protocol(
+    name="infodcl", per_class=False, sizes=(20, 100, 500, 1000), seeds=5, validation_size=None,
+    config=FineTuneConfig(learning_rate=1e-5, batch_size=32, weight_decay=0.0, max_epochs=20, patience=5,
+                          eval_steps=None, metric="f1"),
+    reference="InfoDCL (Zhang et al. 2023), infodcl.txt §4 (Few-Shot Learning), C.2 and D.3")
+
+
+def sample_per_class(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """K indices of each class, without replacement (senticse.txt §4.4); sorted."""
+    rng = np.random.default_rng(seed)
+    picked = []
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        if len(members) < k:
+            raise BenchError(f"class {label} has {len(members)} training examples, fewer than K={k}")
+        picked.append(rng.choice(members, size=k, replace=False))
+    return np.sort(np.concatenate(picked))
+
+
+def sample_stratified(labels: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """N indices without replacement, stratified to train's class proportions (scikit-learn); sorted."""
+    if n >= len(labels):
+        raise BenchError(f"N={n} needs more than the {len(labels)} training examples")
+    picked, _ = train_test_split(np.arange(len(labels)), train_size=n, random_state=seed, stratify=labels)
+    return np.sort(picked)
+
+
+def sample_rest(n_total: int, taken: np.ndarray, size: int, seed: int) -> np.ndarray:
+    """`size` indices of range(n_total) outside `taken`, without replacement; sorted."""
+    rest = np.setdiff1d(np.arange(n_total), taken)
+    if size > len(rest):
+        raise BenchError(f"{size} validation examples asked, only {len(rest)} training examples are left")
+    return np.sort(np.random.default_rng(seed + 1_000_003).choice(rest, size=size, replace=False))
+
+
+def _digest(indices: np.ndarray) -> str:
+    return hashlib.sha256(np.asarray(indices, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One seed's training and validation examples (indices into train, or into validation)."""
+
+    seed: int
+    train: np.ndarray
+    validation: np.ndarray
+
+
+@dataclass(frozen=True)
+class Data:
+    train_texts: list[str]
+    train_labels: np.ndarray
+    validation_texts: list[str]   # the pool `Draw.validation` indexes
+    validation_labels: np.ndarray
+    test_texts: list[str]
+    test_labels: np.ndarray
+    info: dict
+
+
+class FewShotTask(Task):
+    """One protocol at one K/N on one dataset, fine-tuned (or, `frozen=True`, logistic regression)."""
+
+    def __init__(self, protocol: Protocol, size: int, dataset: str, frozen: bool = False,
+                 test_cap: int | None = None, groups: tuple[str, ...] = (), note: str = "") -> None:
+        self.protocol, self.size, self.frozen, self.test_cap = protocol, size, frozen, test_cap
+        letter = "k" if protocol.per_class else "n"
+        shots = f"K={size} per class" if protocol.per_class else f"N={size}"
+        how = ("logistic regression on frozen embeddings (C from the validation draw)" if frozen
+               else "full fine-tuning with a linear head on the pooled output")
+        self.metadata = TaskMetadata(
+            name=f"fewshot-{'frozen-' if frozen else ''}{protocol.name}-{letter}{size}-{dataset}",
+            type="FewShot", dataset=dataset, eval_splits=("test",),
+            main_score=protocol.config.metric,
+            description=f"{protocol.name} few-shot protocol, {shots}, {protocol.seeds} seeds, {how}; "
+                        f"mean over seeds.{' ' + note if note else ''}",
+            reference=protocol.reference, groups=groups, needs_training=not frozen)
+
+    @property
+    def frozen_name(self) -> str:
+        return self.name if self.frozen else self.name.replace("fewshot-", "fewshot-frozen-", 1)
+
+    def data(self, limit: int | None) -> Data:
+        """Texts and labels of train, the validation pool and test (capped as recorded in `info`)."""
+        prepared = get_dataset(self.metadata.dataset)
+        train, test = prepared.split("train"), prepared.split("test")
+        cap = min(c for c in (self.test_cap, limit, 10**12) if c is not None)
+        keep = capped_indices(len(test), cap, TEST_SUBSET_SEED)
+        test_texts, test_labels = list(test["text"]), np.asarray(test["label"])
+        info = {"test_size": len(keep), "test_full_size": len(test),
+                "test_subset": None if len(keep) == len(test) else
+                {"size": len(keep), "seed": TEST_SUBSET_SEED, "indices_sha256": _digest(keep),
+                 "how": "seeded permutation prefix (sentibench.tasks.probe.capped_indices)"}}
+        if self.protocol.validation_size is None:
+            pool = prepared.split("validation")
+            val_texts, val_labels = list(pool["text"]), np.asarray(pool["label"])
+        else:
+            val_texts, val_labels = list(train["text"]), np.asarray(train["label"])
+        return Data(list(train["text"]), np.asarray(train["label"]), val_texts, val_labels,
+                    [test_texts[i] for i in keep], test_labels[keep], info)
+
+    def draws(self, data: Data, context: EvalContext) -> list[Draw]:
+        """Every seed's training and validation examples; the frozen twin gets exactly the same."""
+        out = []
+        for seed in range(context.seed, context.seed + self.protocol.seeds):
+            sample = sample_per_class if self.protocol.per_class else sample_stratified
+            train = sample(data.train_labels, self.size, seed)
+            wanted = min(c for c in (self.protocol.validation_size, context.limit, 10**12) if c is not None)
+            if self.protocol.validation_size is None:
+                validation = capped_indices(len(data.validation_labels), context.limit, seed)
+            else:
+                validation = sample_rest(len(data.train_labels), train, wanted, seed)
+            out.append(Draw(seed, train, validation))
+        return out
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        data = self.data(context.limit)
+        draws = self.draws(data, context)
+        runs = self._frozen(encoder, data, draws) if self.frozen else self._fine_tuned(data, draws, context)
+        return self._aggregate(data, draws, runs)
+
+    def _fine_tuned(self, data: Data, draws: list[Draw], context: EvalContext) -> list[dict]:
+        encoder = context.load_trainable()
+        if encoder is None:
+            raise BenchError(f"'{self.name}' fine-tunes the encoder, but model '{context.model_name}' has no "
+                             f"trainable torch weights; run '{self.frozen_name}' (logistic regression on frozen "
+                             "embeddings) instead")
+        initial = {k: v.detach().clone() for k, v in encoder.model.state_dict().items()}
+        config = self.protocol.config
+        test = EvalSet(encoder, data.test_texts, config.eval_batch_size)
+        num_labels = int(max(data.train_labels.max(), data.test_labels.max())) + 1
+        runs = []
+        for draw in draws:
+            encoder.model.load_state_dict(initial)  # a fresh copy of the pretrained weights per seed
+            validation = EvalSet(encoder, [data.validation_texts[i] for i in draw.validation],
+                                 config.eval_batch_size)
+            model, run = fine_tune(encoder, [data.train_texts[i] for i in draw.train],
+                                   data.train_labels[draw.train].tolist(), validation,
+                                   data.validation_labels[draw.validation].tolist(), num_labels, config,
+                                   draw.seed)
+            predicted = test.predict(model)
+            runs.append({"predicted": predicted, "validation_score": run.best_score, "best_step": run.best_step,
+                         "steps": run.steps, "epochs": run.epochs, "stopped_early": run.stopped_early,
+                         "validation_history": [[s, round(v, 6)] for s, v in run.history]})
+        return runs
+
+    def _frozen(self, encoder: Encoder, data: Data, draws: list[Draw]) -> list[dict]:
+        train_ids = sorted({int(i) for d in draws for i in d.train})
+        val_ids = sorted({int(i) for d in draws for i in d.validation})
+        texts = ([data.train_texts[i] for i in train_ids] + [data.validation_texts[i] for i in val_ids]
+                 + data.test_texts)
+        vectors = encoder.encode(texts)  # one call: the embedding cache dedupes across tasks and runs
+        train_x = dict(zip(train_ids, vectors[:len(train_ids)]))
+        val_x = dict(zip(val_ids, vectors[len(train_ids):len(train_ids) + len(val_ids)]))
+        test_x = vectors[len(train_ids) + len(val_ids):]
+        metric, runs = self.protocol.config.metric, []
+        for draw in draws:
+            x, y = np.stack([train_x[int(i)] for i in draw.train]), data.train_labels[draw.train]
+            vx, vy = np.stack([val_x[int(i)] for i in draw.validation]), data.validation_labels[draw.validation]
+            fitted = {c: LogisticRegression(C=c, max_iter=2000, random_state=draw.seed).fit(x, y) for c in C_GRID}
+            val_scores = {c: score(metric, vy, m.predict(vx)) for c, m in fitted.items()}
+            best = max(C_GRID, key=lambda c: (val_scores[c], -c))  # ties: the stronger regularisation
+            runs.append({"predicted": fitted[best].predict(test_x), "validation_score": val_scores[best],
+                         "C": best})
+        return runs
+
+    def _aggregate(self, data: Data, draws: list[Draw], runs: list[dict]) -> Evaluation:
+        per_seed = []
+        for draw, run in zip(draws, runs):
+            predicted = run.pop("predicted")
+            per_seed.append({"seed": draw.seed, "accuracy": score("accuracy", data.test_labels, predicted),
+                             "f1": score("f1", data.test_labels, predicted), **run,
+                             "train_size": len(draw.train), "train_indices_sha256": _digest(draw.train),
+                             "train_label_counts": np.bincount(data.train_labels[draw.train]).tolist(),
+                             "validation_size": len(draw.validation),
+                             "validation_indices_sha256": _digest(draw.validation)})
+        scores = {}
+        for metric in ("accuracy", "f1"):
+            values = np.array([s[metric] for s in per_seed])
+            scores[metric] = float(values.mean())
+            scores[f"{metric}_std"] = float(values.std(ddof=1)) if len(values) > 1 else None
+        scores["main_score"] = scores[self.protocol.config.metric]
+        config = self.protocol.config
+        details = {
+            "protocol": self.protocol.name, "variant": "frozen-logistic-regression" if self.frozen else "fine-tune",
+            "k_per_class" if self.protocol.per_class else "n_train": self.size,
+            "seeds": [d.seed for d in draws], "per_seed": per_seed,
+            "validation": (f"{self.protocol.validation_size} examples drawn from the rest of train per seed"
+                           if self.protocol.validation_size else "the dataset's validation split"),
+            "chance_accuracy": float(np.bincount(data.test_labels).max() / len(data.test_labels)),
+            "std": "sample standard deviation over seeds (ddof=1)", **data.info}
+        if self.frozen:
+            details["classifier"] = "sklearn LogisticRegression(lbfgs, L2), C from C_GRID by validation score"
+            details["C_grid"] = list(C_GRID)
+        else:
+            details["fine_tune"] = {k: getattr(config, k) for k in (
+                "learning_rate", "batch_size", "weight_decay", "max_epochs", "patience", "eval_steps", "metric",
+                "max_grad_norm")}
+        return Evaluation({"test": scores}, details)
+
+
+# The default group `fewshot` is what a 2-core CPU can afford (docs/fewshot.md has the measured costs):
+# the SentiCSE protocol (K = 1, 5; 10 seeds) fine-tuned on the three short-text datasets, the InfoDCL
+# protocol at N = 20 on the tweets only (its Twitter setting; N >= 100 and the 1,045-sentence MR dev set
+# cost 10-50x more), and the frozen twin of each, plus IMDB's SentiCSE frozen twins (fine-tuning on
+# 256-token reviews is hours here). Every setting is registered by name; `fewshot-full` holds all the
+# fine-tuning tasks (for a GPU), `fewshot-frozen` all the frozen twins.
+SHORT_TEXTS = ("mr", "vader-amazon", "vader-tweets")
+IMDB_TEST_CAP = 1000
+
+
+def _in_default_group(protocol: Protocol, size: int, dataset: str, frozen: bool) -> bool:
+    if dataset == "imdb":
+        return frozen and protocol is SENTICSE
+    return protocol is SENTICSE or (dataset == "vader-tweets" and size == 20)
+
+
+def _register_all() -> None:
+    for protocol in (SENTICSE, INFODCL):
+        for size in protocol.sizes:
+            for dataset in SHORT_TEXTS + ("imdb",):
+                cap = IMDB_TEST_CAP if dataset == "imdb" else None
+                for frozen in (False, True):
+                    default = _in_default_group(protocol, size, dataset, frozen)
+                    own = "fewshot-frozen" if frozen else "fewshot-full"
+                    where = (f"In the default group 'fewshot' and in '{own}'." if default else
+                             f"In '{own}', not in the default group 'fewshot' (too slow on a 2-core CPU).")
+                    note = (f"Test: a fixed seeded sample of {cap} of the test reviews. " if cap else "") + where
+                    register(FewShotTask(protocol, size, dataset, frozen=frozen, test_cap=cap, note=note,
+                                         groups=("fewshot", own) if default else (own,)))
+
+
+_register_all()

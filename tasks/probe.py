@@ -1,0 +1,186 @@
+"""Linear probe: logistic regression on frozen embeddings (SentEval protocol; senticse.txt §4.4).
+
+Protocol, per dataset:
+- the model encodes every text once (one `encode` call; the embedding cache dedupes);
+- features are standardised (mean/std of train + dev, never test), then scikit-learn's logistic
+  regression (lbfgs, L2) is fitted; its L2 strength C is chosen from `C_GRID` = 2^-2 .. 2^4 (SentEval's
+  grid style) by accuracy on the dev split (`LogisticRegressionCV` with that one predefined fold), and the
+  model fitted on train with that C is scored on test (SentEval's `SplitClassifier`);
+- a dataset without a dev split gets one carved from train (10%, stratified, seeded);
+- small sets (`folds` set: test split under ~1,000 examples) use stratified k-fold over all their
+  examples instead: per outer fold, C is chosen on a 10% stratified hold-out of the fold's training part
+  (SentEval uses an inner k-fold; one hold-out keeps the cost at one regularisation path per fold), then
+  refitted on the whole training part. Scores are the mean over folds (std in details);
+- `max_train` / `max_eval` cap a split with a seeded sample, to keep the CPU cost of the suite in budget
+  (IMDB: 2,000 reviews per split, since 22k long reviews cost many minutes to encode on a CPU; the
+  3-class tweets: 8,000 of 29.7k train tweets); `context.limit` caps every split for smoke runs. Both are
+  recorded in details.
+Scores use MTEB's names: `accuracy` (main) and `f1` (macro-F1).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.metrics import accuracy_score, f1_score
+from sklearn.model_selection import PredefinedSplit, StratifiedKFold, StratifiedShuffleSplit, train_test_split
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sentibench.data import get_dataset
+from sentibench.encoders import Encoder
+from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
+from sentibench.tasks.registry import register
+
+C_GRID: tuple[float, ...] = tuple(2.0 ** p for p in range(-2, 5))
+# scikit-learn >= 1.8 announces simpler LogisticRegressionCV attributes and an explicit L2 (l1 ratio 0);
+# opt in where the switch exists.
+_NEW_ATTRIBUTES = ({"use_legacy_attributes": False, "l1_ratios": (0.0,)}
+                   if "use_legacy_attributes" in inspect.signature(LogisticRegressionCV).parameters else {})
+DEV_FRACTION = 0.1
+MAX_ITER = 500  # lbfgs iterations per C; features without signal (the random floor) would otherwise crawl
+
+
+def capped_indices(n: int, cap: int | None, seed: int) -> np.ndarray:
+    """Indices of a seeded random sample of `cap` of `n` rows (all rows when no cap), in original order.
+    The sample is a prefix of one seeded permutation, so smaller caps are subsets of larger ones and every
+    task that caps the same split with the same seed sees (and caches) the same texts."""
+    if cap is None or cap >= n:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).permutation(n)[:cap])
+
+
+def split_arrays(dataset: str, split: str, cap: int | None, seed: int) -> tuple[list[str], np.ndarray]:
+    """Texts and labels of one split of a classification dataset, optionally capped (see `capped_indices`)."""
+    part = get_dataset(dataset).split(split)
+    keep = capped_indices(len(part), cap, seed)
+    texts = part.data.column("text").to_pylist()  # arrow, not row-by-row iteration
+    return [texts[i] for i in keep], part.data.column("label").to_numpy()[keep]
+
+
+def tuned_classifier(cv, seed: int, refit: bool = True) -> Pipeline:
+    """Standardise, then scikit-learn's `LogisticRegressionCV` over `C_GRID` with the folds `cv`: the
+    grid is one warm-started regularisation path per fold (far cheaper than a fit per C), the best mean
+    accuracy wins (ties: the smaller C); `refit` fits all rows again with it, else the one fold's model
+    is kept as is."""
+    return make_pipeline(StandardScaler(), LogisticRegressionCV(
+        Cs=list(C_GRID), cv=cv, scoring="accuracy", max_iter=MAX_ITER, refit=refit, random_state=seed,
+        **_NEW_ATTRIBUTES))
+
+
+def chosen_c(model: Pipeline) -> tuple[float, dict[str, float]]:
+    """The C a tuned classifier chose and its mean validation accuracy per C."""
+    search = model[-1]
+    scores = search.scores_ if not isinstance(search.scores_, dict) else next(iter(search.scores_.values()))
+    by_c = np.asarray(scores).reshape(-1, len(C_GRID)).mean(axis=0)  # folds x Cs (x one l1 ratio)
+    return float(np.ravel(search.C_)[0]), {str(c): float(a) for c, a in zip(C_GRID, by_c)}
+
+
+def classification_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    return {"accuracy": float(accuracy_score(y_true, y_pred)),
+            "f1": float(f1_score(y_true, y_pred, average="macro"))}
+
+
+def dev_rows(y: np.ndarray, fraction: float = DEV_FRACTION) -> int:
+    """How many rows a carved dev split holds: `fraction` of them, and at least one per class."""
+    return max(len(np.unique(y)), int(round(fraction * len(y))))
+
+
+def holdout(x: np.ndarray, y: np.ndarray, seed: int):
+    """A stratified, seeded (train, dev) split of (x, y): x_train, x_dev, y_train, y_dev."""
+    return train_test_split(x, y, test_size=dev_rows(y), random_state=seed, stratify=y)
+
+
+def split_protocol(x_train, y_train, x_dev, y_dev, x_test, y_test, seed: int) -> tuple[dict, dict]:
+    """Tune C on dev, keep the model fitted on train with it, score test (SentEval's SplitClassifier).
+    Returns (scores, details)."""
+    x = np.concatenate([x_train, x_dev])
+    y = np.concatenate([y_train, y_dev])
+    fold = np.r_[np.full(len(y_train), -1), np.zeros(len(y_dev), dtype=int)]
+    model = tuned_classifier(PredefinedSplit(fold), seed, refit=False).fit(x, y)
+    best, dev_accuracy = chosen_c(model)
+    return classification_scores(y_test, model.predict(x_test)), {"C": best, "dev_accuracy_by_C": dev_accuracy}
+
+
+def kfold_protocol(x: np.ndarray, y: np.ndarray, folds: int, seed: int) -> tuple[dict, dict]:
+    """Stratified k-fold: per fold, C from a 10% stratified hold-out of the fold's training part, refit on
+    all of it, score the held-out fold. Returns (mean scores, details: per-fold scores, std, chosen Cs)."""
+    per_fold, chosen = [], []
+    for train_idx, test_idx in StratifiedKFold(folds, shuffle=True, random_state=seed).split(x, y):
+        inner = StratifiedShuffleSplit(1, test_size=dev_rows(y[train_idx]), random_state=seed)
+        model = tuned_classifier(inner, seed).fit(x[train_idx], y[train_idx])
+        per_fold.append(classification_scores(y[test_idx], model.predict(x[test_idx])))
+        chosen.append(chosen_c(model)[0])
+    scores = {m: float(np.mean([f[m] for f in per_fold])) for m in per_fold[0]}
+    details = {"folds": folds, "C_per_fold": chosen, "per_fold": per_fold,
+               **{f"{m}_std": float(np.std([f[m] for f in per_fold])) for m in per_fold[0]}}
+    return scores, details
+
+
+@dataclass
+class LinearProbe(Task):
+    """Logistic-regression probe on one classification dataset (module docstring: the protocol)."""
+
+    metadata: TaskMetadata
+    folds: int | None = None        # k-fold over all examples instead of the given splits
+    max_train: int | None = None    # seeded cap on the train split
+    max_eval: int | None = None     # seeded cap on the dev and test splits
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        prepared = get_dataset(self.metadata.dataset)
+        limit, seed = context.limit, context.seed
+        cap_train = min(c for c in (self.max_train, limit, 10**12) if c is not None)
+        cap_eval = min(c for c in (self.max_eval, limit, 10**12) if c is not None)
+        parts = {"train": split_arrays(self.metadata.dataset, "train", cap_train, seed)}
+        for split in ("validation", "test"):
+            if split in prepared.splits:
+                parts[split] = split_arrays(self.metadata.dataset, split, cap_eval, seed)
+        texts = [t for split_texts, _ in parts.values() for t in split_texts]
+        vectors = encoder.encode(texts, batch_size=context.batch_size)
+        x, start = {}, 0
+        for split, (split_texts, labels) in parts.items():
+            x[split] = (vectors[start:start + len(split_texts)], labels)
+            start += len(split_texts)
+
+        details = {"protocol": None, "sizes": {s: len(v[1]) for s, v in x.items()}, "C_grid": list(C_GRID),
+                   "max_train": self.max_train, "max_eval": self.max_eval, "limit": limit, "seed": seed,
+                   "classifier": "StandardScaler + LogisticRegressionCV(lbfgs, L2, C in C_grid)",
+                   "dataset_hash": prepared.content_hash}
+        if self.folds:
+            all_x = np.concatenate([v[0] for v in x.values()])
+            all_y = np.concatenate([v[1] for v in x.values()])
+            folds = min(self.folds, int(np.bincount(all_y).min()))
+            scores, extra = kfold_protocol(all_x, all_y, folds, seed)
+            details["protocol"] = f"{folds}-fold stratified CV over all splits"
+        else:
+            if "validation" in x:
+                (x_tr, y_tr), (x_dev, y_dev) = x["train"], x["validation"]
+                details["protocol"] = "train / dev (C) / test"
+            else:
+                x_tr, x_dev, y_tr, y_dev = holdout(*x["train"], seed)
+                details["protocol"] = f"train / dev carved from train ({DEV_FRACTION:.0%}, seeded) / test"
+            scores, extra = split_protocol(x_tr, y_tr, x_dev, y_dev, *x["test"], seed)
+        details.update(extra)
+        return Evaluation({"test": {**scores, "main_score": scores["accuracy"]}}, details)
+
+
+PROBE_DATASETS: tuple[tuple[str, str, dict], ...] = (
+    ("mr", "Movie-review sentences, binary.", {}),
+    ("imdb", "IMDB reviews, binary; seeded samples of 2,000 train, 2,000 dev and 2,000 test reviews.",
+     {"max_train": 2000, "max_eval": 2000}),
+    ("vader-amazon", "Amazon review sentences (VADER ratings, binarised), 10-fold CV (small set).", {"folds": 10}),
+    ("vader-tweets", "Tweets (VADER ratings, binarised), 10-fold CV (small set).", {"folds": 10}),
+    ("tweets-3class", "CrowdFlower tweets, negative / neutral / positive; a seeded sample of 8,000 train tweets.",
+     {"max_train": 8000}),
+)
+
+for _dataset, _description, _options in PROBE_DATASETS:
+    register(LinearProbe(TaskMetadata(
+        name=f"probe-{_dataset}", type="Classification", dataset=_dataset, eval_splits=("test",),
+        main_score="accuracy",
+        description=f"Linear probe (logistic regression, L2 tuned on dev) on frozen embeddings. {_description}",
+        reference="SentEval (Conneau & Kiela 2018) linear-probe protocol; senticse.txt §4.4",
+        groups=("probe",)), **_options))

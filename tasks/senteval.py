@@ -1,0 +1,139 @@
+"""SentEval transfer tasks (Conneau & Kiela 2018; infodcl.txt E.6, polarity-aware-retrieval.txt Table 7).
+
+A logistic regression on frozen sentence embeddings, with SentEval's protocol per dataset:
+- MR, CR (here: the Amazon review snippets, VADER-rated, which are Hu & Liu's source sentences but not
+  SentEval's CR labels), SUBJ, MPQA: 10-fold stratified cross-validation over the whole dataset (our
+  stored train/dev/test splits pooled); C chosen per fold (see `sentibench.tasks.probe.kfold_protocol`);
+- TREC: SentEval's given split: C chosen by k-fold CV on the original 5,452 training questions (our
+  train + dev), refit on all of them, scored on the 500 test questions;
+- SST2 / SST5: the given train / dev / test splits (C on dev);
+- MRPC: features [u, v, |u - v|, u * v] of the two sentences (SentEval's pair features), C by k-fold CV
+  on train, scored on test; reported as accuracy (main) and F1 of the paraphrase class (SentEval / GLUE).
+Differences from SentEval, all for CPU cost: scikit-learn's logistic regression (SentEval's
+`usepytorch=False` path) via `LogisticRegressionCV` (one warm-started regularisation path per fold) on
+standardised features, the grid 2^-2 .. 2^4, a 10% hold-out (not an inner k-fold) to pick C inside each
+outer fold, and an inner 5-fold CV (not SentEval's 10) on TREC / MRPC.
+Scores are fractions; `f1` is macro-F1 except on MRPC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from sklearn.metrics import f1_score
+from sklearn.model_selection import StratifiedKFold
+
+from sentibench.data import get_dataset
+from sentibench.encoders import Encoder
+from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
+from sentibench.tasks.probe import (
+    C_GRID,
+    capped_indices,
+    chosen_c,
+    classification_scores,
+    kfold_protocol,
+    split_arrays,
+    split_protocol,
+    tuned_classifier,
+)
+from sentibench.tasks.registry import register
+
+Protocol = Literal["kfold", "cv-then-test", "splits"]
+OUTER_FOLDS = 10
+INNER_FOLDS = 5
+
+
+def cv_then_test(x_train, y_train, x_test, y_test, seed: int, positive_f1: bool) -> tuple[dict, dict]:
+    """C by inner stratified k-fold CV on train, refit on all of train, score test."""
+    cv = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=seed)
+    model = tuned_classifier(cv, seed).fit(x_train, y_train)
+    best, cv_accuracy = chosen_c(model)
+    predicted = model.predict(x_test)
+    scores = classification_scores(y_test, predicted)
+    if positive_f1:
+        scores["f1"] = float(f1_score(y_test, predicted, average="binary"))
+    return scores, {"C": best, "cv_accuracy_by_C": cv_accuracy, "inner_folds": INNER_FOLDS}
+
+
+def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """SentEval's sentence-pair features: [u, v, |u - v|, u * v]."""
+    return np.concatenate([u, v, np.abs(u - v), u * v], axis=1)
+
+
+@dataclass
+class SentEvalTransfer(Task):
+    """One SentEval transfer dataset under its SentEval protocol (module docstring)."""
+
+    metadata: TaskMetadata
+    protocol: Protocol = "kfold"
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        prepared = get_dataset(self.metadata.dataset)
+        seed, limit = context.seed, context.limit
+        details = {"protocol": self.protocol, "C_grid": list(C_GRID), "limit": limit, "seed": seed,
+                   "classifier": "StandardScaler + LogisticRegressionCV(lbfgs, L2, C in C_grid)",
+                   "dataset_hash": prepared.content_hash}
+        if prepared.spec.kind == "pairs":
+            x, y = {}, {}
+            for split in ("train", "validation", "test"):
+                if split in prepared.splits:
+                    x[split], y[split] = self._pairs(prepared.split(split), encoder, context)
+            if "validation" in x:  # SentEval's MRPC has train and test only: GLUE's dev joins train
+                x["train"] = np.concatenate([x["train"], x.pop("validation")])
+                y["train"] = np.concatenate([y["train"], y.pop("validation")])
+            scores, extra = cv_then_test(x["train"], y["train"], x["test"], y["test"], seed, positive_f1=True)
+            details["features"] = "[u, v, |u - v|, u * v]"
+        else:
+            parts = {s: split_arrays(self.metadata.dataset, s, limit, seed)
+                     for s in ("train", "validation", "test") if s in prepared.splits}
+            texts = [t for split_texts, _ in parts.values() for t in split_texts]
+            vectors = encoder.encode(texts, batch_size=context.batch_size)
+            x, y, start = {}, {}, 0
+            for split, (split_texts, labels) in parts.items():
+                x[split], y[split] = vectors[start:start + len(split_texts)], labels
+                start += len(split_texts)
+            if self.protocol == "kfold":
+                all_x, all_y = np.concatenate(list(x.values())), np.concatenate(list(y.values()))
+                folds = min(OUTER_FOLDS, int(np.bincount(all_y).min()))
+                scores, extra = kfold_protocol(all_x, all_y, folds, seed)
+            elif self.protocol == "cv-then-test":
+                train_x = np.concatenate([x[s] for s in ("train", "validation") if s in x])
+                train_y = np.concatenate([y[s] for s in ("train", "validation") if s in y])
+                scores, extra = cv_then_test(train_x, train_y, x["test"], y["test"], seed, positive_f1=False)
+            else:
+                scores, extra = split_protocol(x["train"], y["train"], x["validation"], y["validation"],
+                                               x["test"], y["test"], seed)
+        details["sizes"] = {s: int(len(v)) for s, v in y.items()}
+        details.update(extra)
+        return Evaluation({"test": {**scores, "main_score": scores["accuracy"]}}, details)
+
+    @staticmethod
+    def _pairs(part, encoder: Encoder, context: EvalContext) -> tuple[np.ndarray, np.ndarray]:
+        keep = capped_indices(len(part), context.limit, context.seed)
+        first, second = part.data.column("sentence1").to_pylist(), part.data.column("sentence2").to_pylist()
+        first, second = [first[i] for i in keep], [second[i] for i in keep]
+        vectors = encoder.encode(first + second, batch_size=context.batch_size)
+        labels = part.data.column("score").to_numpy()[keep].astype(int)
+        return pair_features(vectors[:len(first)], vectors[len(first):]), labels
+
+
+SENTEVAL_DATASETS: tuple[tuple[str, str, Protocol], ...] = (
+    ("mr", "MR", "kfold"),
+    ("vader-amazon", "CR-like (Amazon review snippets, not SentEval's CR labels)", "kfold"),
+    ("subj", "SUBJ", "kfold"),
+    ("mpqa", "MPQA", "kfold"),
+    ("trec", "TREC (6 coarse classes)", "cv-then-test"),
+    ("sst2", "SST2", "splits"),
+    ("sst5", "SST5", "splits"),
+    ("mrpc", "MRPC", "cv-then-test"),
+)
+
+for _dataset, _what, _protocol in SENTEVAL_DATASETS:
+    register(SentEvalTransfer(TaskMetadata(
+        name=f"senteval-{_dataset}", type="Classification" if _dataset != "mrpc" else "PairClassification",
+        dataset=_dataset, eval_splits=("test",), main_score="accuracy",
+        description=f"SentEval transfer, {_what}: logistic regression on frozen embeddings ({_protocol}).",
+        reference="SentEval (Conneau & Kiela 2018); infodcl.txt E.6; polarity-aware-retrieval.txt Table 7",
+        groups=("senteval",)), protocol=_protocol))

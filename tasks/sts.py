@@ -1,0 +1,100 @@
+"""Semantic textual similarity (sifter.txt §5.2; MTEB's STS protocol and metric names).
+
+Protocol: encode every distinct sentence of the evaluated split once; the predicted similarity of a pair
+is the cosine of its two vectors; scores are Spearman (main, `cosine_spearman`) and Pearson
+(`cosine_pearson`) correlations with the gold scores (scipy.stats), as fractions (papers print x100).
+A dataset whose rows carry a `subset` column (SentEval's STS12-16 layout: one file per source) also
+reports, under SentEval's names, `all_*` (pooled over subsets; equals the plain score), `mean_*` (the
+unweighted mean of per-subset correlations) and `wmean_*` (weighted by subset size); per-subset values go
+to details. STS-B is evaluated on test and dev; STS12-16 and SICK-R on test (hub only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+
+from sentibench import metrics
+from sentibench.data import get_dataset
+from sentibench.encoders import Encoder
+from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
+from sentibench.tasks.probe import capped_indices
+from sentibench.tasks.registry import register
+
+
+def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict[str, float | None]:
+    """Spearman and Pearson of predicted vs gold; None (never NaN) when either side is constant."""
+    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
+        return {"cosine_spearman": None, "cosine_pearson": None}
+    return {"cosine_spearman": float(spearmanr(predicted, gold).statistic),
+            "cosine_pearson": float(pearsonr(predicted, gold).statistic)}
+
+
+def pair_cosines(encoder: Encoder, first: list[str], second: list[str], batch_size: int) -> np.ndarray:
+    """Cosine of each (first[i], second[i]) pair; each distinct sentence is encoded once."""
+    vectors = metrics.l2_normalise(encoder.encode(first + second, batch_size=batch_size), np.float64)
+    return np.sum(vectors[:len(first)] * vectors[len(first):], axis=1)
+
+
+def subset_scores(predicted: np.ndarray, gold: np.ndarray, subsets: list[str]) -> tuple[dict, dict]:
+    """SentEval's aggregation over subsets: pooled `all_*`, `mean_*` and size-weighted `wmean_*`."""
+    names = sorted(set(subsets))
+    labels = np.asarray(subsets)
+    per = {name: {**correlations(predicted[labels == name], gold[labels == name]),
+                  "n": int((labels == name).sum())} for name in names}
+    pooled = correlations(predicted, gold)
+    scores: dict[str, float | None] = {f"all_{m}": v for m, v in pooled.items()}
+    for metric in ("cosine_spearman", "cosine_pearson"):
+        valid = [(per[n][metric], per[n]["n"]) for n in names if per[n][metric] is not None]
+        values = np.array([v for v, _ in valid])
+        sizes = np.array([n for _, n in valid])
+        scores[f"mean_{metric}"] = float(values.mean()) if valid else None
+        scores[f"wmean_{metric}"] = float((values * sizes).sum() / sizes.sum()) if valid else None
+    return scores, per
+
+
+@dataclass
+class STS(Task):
+    """Cosine-similarity STS on one pairs dataset (module docstring: the protocol)."""
+
+    metadata: TaskMetadata
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        prepared = get_dataset(self.metadata.dataset)
+        scores, details = {}, {"limit": context.limit, "seed": context.seed, "similarity": "cosine",
+                               "dataset_hash": prepared.content_hash, "pairs": {}, "subsets": {}}
+        for split in self.metadata.eval_splits:
+            part = prepared.split(split)
+            keep = capped_indices(len(part), context.limit, context.seed)
+            first, second = part.data.column("sentence1").to_pylist(), part.data.column("sentence2").to_pylist()
+            gold = part.data.column("score").to_numpy().astype(np.float64)[keep]
+            predicted = pair_cosines(encoder, [first[i] for i in keep], [second[i] for i in keep],
+                                     context.batch_size)
+            split_scores = correlations(predicted, gold)
+            if "subset" in part.column_names:
+                subsets = part.data.column("subset").to_pylist()
+                extra, per_subset = subset_scores(predicted, gold, [subsets[i] for i in keep])
+                split_scores.update(extra)
+                details["subsets"][split] = per_subset
+            scores[split] = {**split_scores, "main_score": split_scores["cosine_spearman"]}
+            details["pairs"][split] = len(keep)
+        return Evaluation(scores, details)
+
+
+STS_DATASETS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("stsb", ("test", "validation"), "STS Benchmark (Cer et al. 2017)"),
+    ("sts12", ("test",), "SemEval STS 2012"),
+    ("sts13", ("test",), "SemEval STS 2013"),
+    ("sts14", ("test",), "SemEval STS 2014"),
+    ("sts15", ("test",), "SemEval STS 2015"),
+    ("sts16", ("test",), "SemEval STS 2016"),
+    ("sick-r", ("test",), "SICK relatedness"),
+)
+
+for _dataset, _splits, _what in STS_DATASETS:
+    register(STS(TaskMetadata(
+        name=f"sts-{_dataset}", type="STS", dataset=_dataset, eval_splits=_splits, main_score="cosine_spearman",
+        description=f"{_what}: Spearman (main) and Pearson correlation of cosine similarity with gold scores.",
+        reference="sifter.txt §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",))))

