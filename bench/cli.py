@@ -148,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output-folder", default="results")
     run.add_argument("--overwrite-strategy", choices=["always", "never", "only-missing"], default="only-missing")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--limit", type=int, help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
+    run.add_argument("--limit", type=int,
+                     help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
     run.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     run.set_defaults(func=cmd_run)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +29,20 @@ class RunReport:
     unavailable: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     encoded: int = 0  # texts the models actually encoded (0 on a warm re-run)
+
+
+@dataclass
+class EncoderPool:
+    """Other models a task asks for (e.g. retrieval's reference model), each loaded once per run."""
+
+    loaded: dict[str, CachedEncoder]
+    device: str | None
+    use_cache: bool
+
+    def get(self, name: str) -> CachedEncoder:
+        if name not in self.loaded:
+            self.loaded[name] = load_encoder(name, device=self.device, use_cache=self.use_cache)
+        return self.loaded[name]
 
 
 def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
@@ -69,7 +83,7 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
         "details": evaluation.details,
         "versions": versions(),
         "git_commit": git_commit(),
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance)
 
@@ -90,15 +104,9 @@ def run(models: list[str], tasks: list[Task], output_folder: Path, overwrite: Ov
         if not pending:
             continue
         encoder = load_encoder(model, device=device, use_cache=use_cache)  # an unusable model stops the run
-        others: dict[str, CachedEncoder] = {card.name: encoder}
-
-        def other(name: str) -> CachedEncoder:
-            if name not in others:
-                others[name] = load_encoder(name, device=device, use_cache=use_cache)
-            return others[name]
-
+        others = EncoderPool({card.name: encoder}, device, use_cache)
         context = EvalContext(seed=seed, batch_size=batch_size, limit=limit, model_name=card.name,
-                              load_encoder=other, reference_model=card.reference_model, device=device,
+                              load_encoder=others.get, reference_model=card.reference_model, device=device,
                               load_trainable=lambda model=model: load_trainable(model, device=device))
         for task, path in pending:
             try:
@@ -111,5 +119,5 @@ def run(models: list[str], tasks: list[Task], output_folder: Path, overwrite: Ov
             except BenchError as error:
                 report.failed.append(f"{card.name} / {task.name}: {error}")
                 print(f"{card.name} / {task.name}: failed, {error}", file=sys.stderr)
-        report.encoded += sum(e.encoded for e in others.values())
+        report.encoded += sum(e.encoded for e in others.loaded.values())
     return report

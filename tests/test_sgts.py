@@ -64,6 +64,8 @@ def test_sgts_task_golden_score_with_fake_encoder(fixture_task, fake_encoder):
     # 1..n; tied gold ranks sit n/4 either side of the mean: sum(dev_c * dev_g) = n^3/16,
     # sum(dev_c^2) = n(n^2 - 1)/12, sum(dev_g^2) = n^3/16, so rho = sqrt(3 n^2 / (4 (n^2 - 1))).
     n = 112
-    assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(math.sqrt(3 * n**2 / (4 * (n**2 - 1))))
-    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(0.9992078, abs=1e-6)  # golden: pins the pairing and cosines
+    rho_max = math.sqrt(3 * n**2 / (4 * (n**2 - 1)))
+    assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(rho_max)
+    # golden value: pins the pairing and the cosines
+    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(0.9992078, abs=1e-6)
     assert fake_encoder.calls == 1, "each distinct sentence is encoded once, in one call"
