@@ -1,0 +1,16 @@
+"""SentiCSE (Kim et al. 2024, papers/senticse.txt): sentiment-aware word-level (polarity-aware MLM over
+SentiWordNet) and sentence-level (quadruple supervised contrastive) objectives. Registers the method."""
+
+from sentibench.models.methods import Method, register_method
+from sentibench.models.senticse.train import PRESETS
+from sentibench.models.senticse.train import train as train_senticse
+
+METHOD = register_method(Method(
+    name="senticse",
+    presets=tuple(PRESETS),
+    train=train_senticse,
+    description="SentiCSE: polarity-aware masked-word prediction (SentiWordNet) plus a quadruple supervised "
+                "contrastive loss over positive and negative sentences.",
+    reference="Kim, J. et al. (2024). SentiCSE: A Sentiment-aware Contrastive Sentence Embedding Framework "
+              "with Sentiment-guided Textual Similarity. LREC-COLING. §3, §4.3, Tables 7 and 11.",
+))

@@ -1,0 +1,277 @@
+"""SentiCSE training: presets, the training loop, checkpoint selection on validation SgTS (SentiCSE §3, §4.3).
+
+Each step takes B quadruples (p, p+, n, n+) (see `quadruples`), embeds the 4B sentences with the encoder's
+pooling in training mode (dropout on, as SimCSE), and computes L_s (eq. 5-7). The word-level objective
+(eq. 2-4) runs on a second forward pass of the 2B anchors p and n with 10% of their polarity candidates
+replaced by the mask token (always the mask token: the paper specifies no 80/10/10 rule); the MLM head
+runs only at the masked positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, linear decay to zero, no
+warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's, runs on).
+
+Checkpoint selection (§4.3: every 500 steps on SgTS of the training dataset's validation split): SgTS
+pairs are built from the VALIDATION split only (`sentibench.tasks.sgts.build_pairs`), never the test pairs
+any evaluation uses; the best step's weights are written with `TransformerEncoder.save`.
+
+Presets: `paper` is Table 11 (for a GPU). `cpu` is our choice for a 2-core machine, measured (see
+docs/senticse.md): shorter texts, smaller batches, fewer steps and a higher learning rate, since 1e-5 moves
+a 6-layer model little in ~1,000 steps; it keeps the base's pooling (mean for all-MiniLM-L6-v2, the pooling
+it was trained with) and averages L_w over the masked tokens (see `losses`).
+
+Ablations (Table 7), option `ablation`, a comma-separated subset of: `pos-only` (L_s = L_pos),
+`neg-only` (L_s = L_neg), `no-word` (lambda_w = 0, the MLM head is not built).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from sentibench.data import get_dataset
+from sentibench.encoders import TransformerEncoder
+from sentibench.errors import BenchError
+from sentibench.models.senticse.lexicon import SENTIWORDNET_SOURCE, VocabularyTables, sentiwordnet, vocabulary_tables
+from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
+from sentibench.models.senticse.mlm_head import MaskedLMHead, build_head
+from sentibench.models.senticse.quadruples import quadruples
+from sentibench.tasks.sgts import sgts_on_split
+
+LOG_FILE = "senticse_log.json"
+ABLATIONS = ("pos-only", "neg-only", "no-word")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`)."""
+
+    max_length: int
+    batch_size: int          # quadruples per step (4x sentences)
+    lr: float
+    steps: int
+    pooling: str | None      # None keeps the base card's pooling
+    temperature: float
+    lambda_w: float
+    alpha: float             # hard-negative weight
+    mask_ratio: float
+    eval_every: int
+    word_reduction: str      # "sum" (eq. 3-4) or "mean"
+    sentence_terms: tuple[str, ...] = ("pos", "neg")
+    log_every: int = 25
+
+
+PRESETS: dict[str, Config] = {
+    "paper": Config(max_length=128, batch_size=64, lr=1e-5, steps=20_000, pooling="cls", temperature=0.05,
+                    lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=500, word_reduction="sum"),
+    "cpu": Config(max_length=48, batch_size=8, lr=1e-4, steps=150, pooling=None, temperature=0.05,
+                  lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=25, word_reduction="mean"),
+}
+
+
+def resolve_config(preset: str, options: dict[str, Any]) -> Config:
+    """The preset with `options` applied: hyperparameter overrides by field name, plus `ablation`."""
+    if preset not in PRESETS:
+        raise BenchError(f"SentiCSE has no preset '{preset}'; choose {', '.join(PRESETS)}")
+    config = PRESETS[preset]
+    fields = {f.name: f for f in dataclasses.fields(Config)}
+    changes: dict[str, Any] = {}
+    for key, value in options.items():
+        if key == "ablation":
+            continue
+        if key not in fields or key == "sentence_terms":
+            raise BenchError(f"unknown SentiCSE option '{key}'; options: ablation, "
+                             + ", ".join(k for k in fields if k != "sentence_terms"))
+        current = getattr(config, key)
+        kind = type(current) if current is not None else str
+        try:
+            changes[key] = kind(value) if not isinstance(value, kind) else value
+        except ValueError:
+            raise BenchError(f"SentiCSE option {key}={value!r} is not a {kind.__name__}") from None
+    ablation = [a.strip() for a in str(options.get("ablation", "")).split(",") if a.strip()]
+    unknown = sorted(set(ablation) - set(ABLATIONS))
+    if unknown or {"pos-only", "neg-only"} <= set(ablation):
+        raise BenchError(f"SentiCSE ablation {options.get('ablation')!r}: use a comma-separated subset of "
+                         f"{', '.join(ABLATIONS)} (not both pos-only and neg-only)")
+    if "pos-only" in ablation:
+        changes["sentence_terms"] = ("pos",)
+    if "neg-only" in ablation:
+        changes["sentence_terms"] = ("neg",)
+    if "no-word" in ablation:
+        changes["lambda_w"] = 0.0
+    return dataclasses.replace(config, **changes)
+
+
+def mask_candidates(input_ids: torch.Tensor, attention_mask: torch.Tensor, tables: VocabularyTables,
+                    ratio: float, mask_id: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """(masked input ids, bool [B, L] of masked positions): round(ratio * #candidates) of the batch's
+    polarity candidates (at least one when there are any), chosen uniformly, replaced by the mask token."""
+    candidates = tables.candidates(input_ids, attention_mask)
+    count = int(candidates.sum())
+    chosen = torch.zeros_like(candidates)
+    if count:
+        k = max(1, round(ratio * count))
+        keys = torch.rand(candidates.shape, generator=generator, device="cpu").to(input_ids.device)
+        keys = torch.where(candidates, keys, torch.full_like(keys, -1.0))
+        chosen.view(-1)[keys.view(-1).topk(k).indices] = True
+    return torch.where(chosen, torch.full_like(input_ids, mask_id), input_ids), chosen
+
+
+@dataclass
+class Objective:
+    """The losses and the (optional) MLM head, bound to one encoder."""
+
+    sentence: QuadrupleContrastiveLoss
+    word: PolarityMaskedLMLoss | None
+    head: MaskedLMHead | None
+    tables: VocabularyTables | None
+
+
+def build_objective(encoder: TransformerEncoder, config: Config, lexicon: dict[str, int] | None) -> Objective:
+    sentence = QuadrupleContrastiveLoss(config.temperature, config.alpha, config.sentence_terms)
+    if config.lambda_w == 0:
+        return Objective(sentence, None, None, None)
+    if encoder.tokenizer.mask_token_id is None:
+        raise BenchError(f"{encoder.name}'s tokenizer has no mask token; SentiCSE's word-level objective needs one")
+    tables = vocabulary_tables(encoder.tokenizer, lexicon if lexicon is not None else sentiwordnet())
+    tables = tables.to(encoder.device)
+    word = PolarityMaskedLMLoss(tables.polarity, config.word_reduction).to(encoder.device)
+    return Objective(sentence, word, build_head(encoder.model), tables)
+
+
+def tokenize(encoder: TransformerEncoder, texts: list[str], max_length: int) -> dict[str, torch.Tensor]:
+    """Training-time tokenization at the preset's max length (the encoder keeps its evaluation length)."""
+    features = encoder.tokenizer(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+    return {k: v.to(encoder.device) for k, v in features.items()}
+
+
+def step_loss(encoder: TransformerEncoder, objective: Objective, config: Config, texts: list[str],
+              generator: torch.Generator) -> tuple[torch.Tensor, dict[str, float]]:
+    """L = lambda_w L_w + L_s for one batch; `texts` is [p..., p+..., n..., n+...] (4 blocks of B)."""
+    b = len(texts) // 4
+    vectors = encoder.embed(tokenize(encoder, texts, config.max_length))
+    l_s = objective.sentence(vectors[:b], vectors[b:2 * b], vectors[2 * b:3 * b], vectors[3 * b:])
+    parts = {"l_s": l_s.item()}
+    if objective.word is None:
+        return l_s, parts
+    anchors = tokenize(encoder, texts[:b] + texts[2 * b:3 * b], config.max_length)
+    masked_ids, chosen = mask_candidates(anchors["input_ids"], anchors["attention_mask"], objective.tables,
+                                         config.mask_ratio, encoder.tokenizer.mask_token_id, generator)
+    hidden = encoder.model(**{**anchors, "input_ids": masked_ids}).last_hidden_state
+    logits = objective.head.module(hidden[chosen])
+    l_w = objective.word(logits, anchors["input_ids"][chosen])
+    parts.update(l_w=l_w.item(), masked=int(chosen.sum()))
+    return config.lambda_w * l_w + l_s, parts
+
+
+def validation_sgts(encoder: TransformerEncoder, texts: list[str], labels: list[int], seed: int) -> float:
+    scores, _ = sgts_on_split(encoder, texts, labels, seed=seed, batch_size=64)
+    return float(scores["main_score"]) if scores["main_score"] is not None else -1.0
+
+
+def fit(encoder: TransformerEncoder, train_texts: list[str], train_labels: list[int], valid_texts: list[str],
+        valid_labels: list[int], config: Config, seed: int, out_dir: Path, positive: int = 1,
+        lexicon: dict[str, int] | None = None, progress: bool = True) -> dict[str, Any]:
+    """Train `encoder` in place, select the best validation-SgTS step, save it to `out_dir`; a report."""
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    if config.pooling:
+        encoder.pooling = config.pooling
+    objective = build_objective(encoder, config, lexicon)
+    parameters = list(encoder.model.parameters())
+    if objective.head is not None:
+        known = {id(p) for p in parameters}
+        parameters += [p for p in objective.head.module.parameters() if id(p) not in known]
+    optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.0)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1 - s / config.steps))
+
+    started = time.time()
+    best = {"step": 0, "sgts": validation_sgts(encoder, valid_texts, valid_labels, seed)}
+    best_state = copy.deepcopy(encoder.model.state_dict())
+    history = [{"step": 0, "val_sgts": best["sgts"]}]
+    curve: list[dict[str, float]] = []
+    window: list[dict[str, float]] = []
+    epoch, batches = 0, iter(())
+    bar = tqdm(range(1, config.steps + 1), desc="SentiCSE", disable=not progress, file=sys.stderr)
+    encoder.model.train()
+    for step in bar:
+        rows = next(batches, None)
+        if rows is None:
+            order = quadruples(train_labels, positive, seed, epoch)
+            batches = iter([order[i:i + config.batch_size] for i in range(0, len(order), config.batch_size)
+                            if len(order) - i >= 2])
+            epoch, rows = epoch + 1, next(batches)
+        texts = [train_texts[i] for column in range(4) for i in rows[:, column]]
+        loss, parts = step_loss(encoder, objective, config, texts, generator)
+        if not math.isfinite(loss.item()):
+            raise BenchError(f"SentiCSE loss became {loss.item()} at step {step}; lower the learning rate")
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+        window.append({"loss": loss.item(), **parts})
+        if step % config.log_every == 0 or step == config.steps:
+            curve.append({"step": step, **{k: float(np.mean([w.get(k, 0.0) for w in window]))
+                                           for k in window[0]}})
+            window = []
+            bar.set_postfix(loss=f"{curve[-1]['loss']:.3f}", best_val=f"{best['sgts']:.3f}")
+        if step % config.eval_every == 0 or step == config.steps:
+            score = validation_sgts(encoder, valid_texts, valid_labels, seed)
+            encoder.model.train()
+            history.append({"step": step, "val_sgts": score, "seconds": round(time.time() - started, 1)})
+            if score > best["sgts"]:
+                best = {"step": step, "sgts": score}
+                best_state = copy.deepcopy(encoder.model.state_dict())
+            bar.set_postfix(loss=f"{curve[-1]['loss']:.3f}" if curve else "-", best_val=f"{best['sgts']:.3f}")
+    bar.close()
+    encoder.model.load_state_dict(best_state)
+    encoder.model.eval()
+    encoder.save(out_dir)
+    head_source = objective.head.source if objective.head else "none (no word-level objective)"
+    report = {
+        "method": "senticse", "config": dataclasses.asdict(config), "seed": seed, "epochs_started": epoch,
+        "best_step": best["step"], "best_val_sgts": best["sgts"], "base_val_sgts": history[0]["val_sgts"],
+        "val_history": history, "loss_curve": curve, "mlm_head": head_source,
+        "lexicon": SENTIWORDNET_SOURCE if lexicon is None else "caller-supplied lexicon",
+        "pooling": encoder.pooling, "max_length": encoder.max_length, "train_max_length": config.max_length,
+        "fit_seconds": round(time.time() - started, 1),
+        "notes": f"SentiCSE; MLM head: {head_source}; checkpoint chosen on validation SgTS "
+                 f"(step {best['step']} of {config.steps}).",
+    }
+    (Path(out_dir) / LOG_FILE).write_text(json.dumps(report, indent=2))
+    return report
+
+
+def train(request) -> dict[str, Any]:
+    """`Method.train` for `bench train senticse` and trained cards (a `methods.TrainRequest`)."""
+    from sentibench.models import load_trainable
+
+    config = resolve_config(request.preset, request.options)
+    try:  # the base first: a hub-only base fails here, offline, before any data work
+        encoder = load_trainable(request.base, device=request.device)
+    except BenchError as error:  # keep the reason (first sentence), replace the advice with SentiCSE's own
+        reason = str(error).split(". ")[0].rstrip(".")
+        raise BenchError(f"SentiCSE cannot load its base '{request.base}': {reason}. Instead run "
+                         f"`bench run --model senticse-minilm --tasks sgts,fewshot` (SentiCSE on all-MiniLM-L6-v2, "
+                         f"trained offline) or `bench train senticse --base all-minilm-l6-v2 --data "
+                         f"{request.data} --preset cpu`.") from None
+    if encoder is None:
+        raise BenchError(f"SentiCSE needs a transformers checkpoint; '{request.base}' has no torch weights")
+    dataset = get_dataset(request.data)
+    names = tuple(dataset.spec.label_names)
+    if len(names) != 2 or "train" not in dataset.splits or "validation" not in dataset.splits:
+        raise BenchError(f"SentiCSE trains on a binary sentiment dataset with train and validation splits; "
+                         f"'{request.data}' is not one")
+    positive = names.index("positive") if "positive" in names else 1
+    train_split, valid_split = dataset.split("train"), dataset.split("validation")
+    report = fit(encoder, list(train_split["text"]), list(train_split["label"]), list(valid_split["text"]),
+                 list(valid_split["label"]), config, request.seed, Path(request.out_dir), positive=positive)
+    return {**report, "data": request.data, "base": request.base, "preset": request.preset,
+            "data_hash": dataset.content_hash}

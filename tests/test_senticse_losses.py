@@ -1,0 +1,103 @@
+"""SentiCSE's losses against slow, obvious re-implementations of eq. 2-7 on tiny tensors."""
+
+import math
+
+import pytest
+import torch
+
+from sentibench.models.senticse.lexicon import MULTI, NEGATIVE, NEUTRAL, POSITIVE
+from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
+
+POLARITY = torch.tensor([NEUTRAL, POSITIVE, POSITIVE, NEGATIVE, NEGATIVE, MULTI])  # vocabulary of 6 ids
+
+
+def reference_word_loss(logits, originals, polarity, reduction):
+    """Eq. 3-4 by hand: sum_k -log softmax(logits_k)[x_k] * delta(x_k, argmax_k)."""
+    total = 0.0
+    for row, original in zip(logits.tolist(), originals.tolist()):
+        z = max(row)
+        log_norm = z + math.log(sum(math.exp(v - z) for v in row))
+        predicted = max(range(len(row)), key=lambda i: row[i])
+        delta = 0.0 if int(polarity[original]) == int(polarity[predicted]) else 1.0
+        total += (log_norm - row[original]) * delta
+    return total / len(originals) if reduction == "mean" else total
+
+
+def test_polarity_indicator_drops_same_polarity_predictions():
+    logits = torch.full((4, 6), -5.0)
+    logits[0, 2] = 5.0   # original 1 (+), predicted 2 (+): different word, same polarity -> dropped
+    logits[1, 3] = 5.0   # original 1 (+), predicted 3 (-): kept
+    logits[2, 4] = 5.0   # original 4 (-), predicted 4 (-): exact -> dropped
+    logits[3, 5] = 5.0   # original 3 (-), predicted 5 (multi): kept
+    originals = torch.tensor([1, 1, 4, 3])
+    loss = PolarityMaskedLMLoss(POLARITY, "sum")(logits, originals)
+    nll = torch.nn.functional.cross_entropy(logits, originals, reduction="none")
+    assert loss.item() == pytest.approx((nll[1] + nll[3]).item(), rel=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_word_loss_matches_reference(reduction):
+    generator = torch.Generator().manual_seed(3)
+    logits = torch.randn(7, 6, generator=generator) * 3
+    originals = torch.tensor([1, 2, 3, 4, 1, 3, 2])
+    expected = reference_word_loss(logits, originals, POLARITY, reduction)
+    got = PolarityMaskedLMLoss(POLARITY, reduction)(logits, originals).item()
+    assert expected > 0 and got == pytest.approx(expected, rel=1e-5)
+
+
+def test_word_loss_without_masked_tokens_is_zero_and_differentiable():
+    logits = torch.randn(0, 6, requires_grad=True)
+    loss = PolarityMaskedLMLoss(POLARITY)(logits, torch.zeros(0, dtype=torch.long))
+    loss.backward()
+    assert loss.item() == 0.0
+
+
+def cosine(a, b):
+    return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+
+def reference_sentence_loss(p, pp, n, nn_, tau, alpha, terms):
+    """Eq. 5-7 by hand, with explicit sums over the in-batch negatives j = 1..N."""
+    p, pp, n, nn_ = (x.tolist() for x in (p, pp, n, nn_))
+    total = 0.0
+    for i in range(len(p)):
+        if "pos" in terms:
+            top = math.exp(cosine(p[i], pp[i]) / tau)
+            total += -math.log(top / (top + sum(alpha * math.exp(cosine(p[i], n[j]) / tau) for j in range(len(n)))))
+        if "neg" in terms:
+            top = math.exp(cosine(n[i], nn_[i]) / tau)
+            total += -math.log(top / (top + sum(alpha * math.exp(cosine(n[i], pp[j]) / tau) for j in range(len(pp)))))
+    return total / len(p)
+
+
+@pytest.mark.parametrize("terms", [("pos", "neg"), ("pos",), ("neg",)])
+@pytest.mark.parametrize("alpha", [1.0, 0.3])
+def test_sentence_loss_matches_reference(terms, alpha):
+    generator = torch.Generator().manual_seed(7)
+    p, pp, n, nn_ = (torch.randn(5, 4, generator=generator) for _ in range(4))
+    tau = 0.5
+    expected = reference_sentence_loss(p, pp, n, nn_, tau, alpha, terms)
+    got = QuadrupleContrastiveLoss(temperature=tau, alpha=alpha, terms=terms)(p, pp, n, nn_).item()
+    assert got == pytest.approx(expected, rel=1e-5)
+
+
+def test_alpha_weights_the_negatives_in_the_denominator():
+    generator = torch.Generator().manual_seed(1)
+    p, pp, n, nn_ = (torch.randn(3, 4, generator=generator) for _ in range(4))
+    light = QuadrupleContrastiveLoss(0.5, alpha=0.1)(p, pp, n, nn_).item()
+    heavy = QuadrupleContrastiveLoss(0.5, alpha=10.0)(p, pp, n, nn_).item()
+    assert light < heavy
+
+
+def test_sentence_loss_rewards_polarity_clusters():
+    pos, neg = torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.0]])
+    separated = QuadrupleContrastiveLoss(0.05)(pos.repeat(2, 1), pos.repeat(2, 1), neg.repeat(2, 1), neg.repeat(2, 1))
+    mixed = QuadrupleContrastiveLoss(0.05)(pos.repeat(2, 1), neg.repeat(2, 1), neg.repeat(2, 1), pos.repeat(2, 1))
+    assert separated.item() < 1e-6 < mixed.item()
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError):
+        QuadrupleContrastiveLoss(terms=("both",))
+    with pytest.raises(ValueError):
+        PolarityMaskedLMLoss(POLARITY, reduction="max")

@@ -1,0 +1,196 @@
+"""SentiCSE training on tiny models built here: a WordPiece BERT without an MLM head (fresh head, tied
+decoder) and a byte-level BPE RoBERTa with one (tokenizer trained with `tokenizers` on the fixture text).
+A few steps lower the loss; a checkpoint round-trips; presets, ablations and the offline path."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from tokenizers import ByteLevelBPETokenizer
+from transformers import (
+    BertConfig, BertModel, BertTokenizerFast, RobertaConfig, RobertaForMaskedLM, RobertaTokenizerFast,
+)
+
+from sentibench.encoders import TransformerEncoder
+from sentibench.errors import BenchError
+from sentibench.models.methods import TrainRequest, get_method
+from sentibench.models.senticse import train as senticse_train
+from sentibench.models.senticse.lexicon import parse_sentiwordnet
+from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROWS = [(line.split("\t")[1], int(line.split("\t")[0]))
+        for line in (FIXTURES / "senticse_reviews.tsv").read_text().splitlines()]
+TEXTS = [text for text, _ in ROWS]
+LABELS = [label for _, label in ROWS]
+TINY = Config(max_length=16, batch_size=4, lr=3e-3, steps=4, pooling=None, temperature=0.05, lambda_w=0.15,
+              alpha=1.0, mask_ratio=0.5, eval_every=2, word_reduction="sum", log_every=1)
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return parse_sentiwordnet(FIXTURES / "senticse_sentiwordnet.txt")
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A 1-layer BERT with a WordPiece vocabulary of the fixture words and no MLM head weights."""
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    words = sorted({w for text in TEXTS for w in text.split()})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words, "##s", "##y"]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tokenizer = BertTokenizerFast.from_pretrained(str(folder))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=32)
+    BertModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_roberta(tmp_path_factory) -> Path:
+    """A 1-layer RobertaForMaskedLM (so the checkpoint HAS an MLM head) with a trained byte-level BPE."""
+    folder = tmp_path_factory.mktemp("tiny-roberta")
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(TEXTS * 3, vocab_size=400, min_frequency=1, show_progress=False,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    bpe.save_model(str(folder))
+    tokenizer = RobertaTokenizerFast.from_pretrained(str(folder))
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=32, max_position_embeddings=40, pad_token_id=tokenizer.pad_token_id,
+                           bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+    RobertaForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def split(rows):
+    train = [r for i, r in enumerate(rows) if i % 3]
+    valid = [r for i, r in enumerate(rows) if not i % 3]
+    return [t for t, _ in train], [y for _, y in train], [t for t, _ in valid], [y for _, y in valid]
+
+
+def test_paper_preset_is_table_11():
+    paper = PRESETS["paper"]
+    assert (paper.max_length, paper.batch_size, paper.lr, paper.steps, paper.pooling, paper.temperature,
+            paper.lambda_w, paper.alpha, paper.mask_ratio, paper.eval_every) == (
+        128, 64, 1e-5, 20_000, "cls", 0.05, 0.15, 1.0, 0.1, 500)
+    assert paper.word_reduction == "sum" and paper.sentence_terms == ("pos", "neg")
+
+
+def test_options_override_and_ablations():
+    config = resolve_config("cpu", {"steps": "7", "lr": "2e-4", "ablation": "pos-only,no-word"})
+    assert config.steps == 7 and config.lr == 2e-4
+    assert config.sentence_terms == ("pos",) and config.lambda_w == 0.0
+    assert resolve_config("paper", {"ablation": "neg-only"}).sentence_terms == ("neg",)
+    for bad in ({"ablation": "pos-only,neg-only"}, {"ablation": "no-sentence"}, {"stepz": "3"}, {"steps": "x"}):
+        with pytest.raises(BenchError):
+            resolve_config("cpu", bad)
+    with pytest.raises(BenchError, match="no preset"):
+        resolve_config("gpu", {})
+
+
+def test_a_few_steps_lower_the_loss_with_a_fresh_tied_head(tiny_bert, lexicon):
+    encoder = TransformerEncoder.from_pretrained(tiny_bert, pooling="mean", device="cpu")
+    objective = build_objective(encoder, TINY, lexicon)
+    assert objective.head.source.startswith("fresh transform")
+    decoder = objective.head.module.predictions.decoder
+    assert decoder.weight is encoder.model.get_input_embeddings().weight
+    batch = [TEXTS[0], TEXTS[2], TEXTS[1], TEXTS[3], TEXTS[24], TEXTS[26], TEXTS[25], TEXTS[27]]  # B = 2
+
+    def fixed_loss():
+        encoder.model.eval()
+        with torch.no_grad():
+            loss, parts = step_loss(encoder, objective, TINY, batch, torch.Generator().manual_seed(1))
+        return loss.item(), parts
+
+    before, parts = fixed_loss()
+    assert parts["masked"] >= 1 and parts["l_w"] > 0
+    params = list(encoder.model.parameters()) + [p for n, p in objective.head.module.named_parameters()
+                                                 if "decoder.weight" not in n]
+    optimizer = torch.optim.Adam(params, lr=3e-3)
+    encoder.model.train()
+    for step in range(15):
+        loss, _ = step_loss(encoder, objective, TINY, batch, torch.Generator().manual_seed(step))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    after, _ = fixed_loss()
+    assert after < 0.8 * before
+
+
+def test_roberta_path_trains_selects_and_round_trips(tiny_roberta, lexicon, tmp_path):
+    encoder = TransformerEncoder.from_pretrained(tiny_roberta, pooling="cls_before_pooler", device="cpu")
+    objective = build_objective(encoder, TINY, lexicon)
+    assert objective.head.source == "checkpoint" and objective.tables.scheme == "byte-bpe"
+    saved = RobertaForMaskedLM.from_pretrained(str(tiny_roberta)).lm_head.dense.weight
+    assert torch.equal(objective.head.module.dense.weight, saved)  # the checkpoint's head, not a fresh one
+
+    train_x, train_y, valid_x, valid_y = split(ROWS)
+    out = tmp_path / "ckpt"
+    report = fit(encoder, train_x, train_y, valid_x, valid_y, dataclasses.replace(TINY, pooling="cls"), seed=0,
+                 out_dir=out, lexicon=lexicon, progress=False)
+    assert [h["step"] for h in report["val_history"]] == [0, 2, 4]
+    assert report["best_val_sgts"] == max(h["val_sgts"] for h in report["val_history"])
+    assert report["loss_curve"][0]["step"] == 1 and len(report["loss_curve"]) == 4
+    assert report["mlm_head"] == "checkpoint" and report["pooling"] == "cls"
+    assert json.loads((out / "senticse_log.json").read_text())["best_step"] == report["best_step"]
+    assert (out / "model.safetensors").exists()
+
+    reloaded = TransformerEncoder.from_pretrained(out, device="cpu")
+    assert (reloaded.pooling, reloaded.max_length) == ("cls", encoder.max_length)  # evaluation length kept
+    assert torch.allclose(torch.from_numpy(reloaded.encode(valid_x)), torch.from_numpy(encoder.encode(valid_x)),
+                          atol=1e-5)
+
+
+def test_no_word_ablation_builds_no_head(tiny_bert):
+    encoder = TransformerEncoder.from_pretrained(tiny_bert, pooling="mean", device="cpu")
+    config = dataclasses.replace(TINY, lambda_w=0.0)
+    objective = build_objective(encoder, config, lexicon=None)  # never reads SentiWordNet
+    assert objective.head is None and objective.word is None
+    loss, parts = step_loss(encoder, objective, config, TEXTS[:4] + TEXTS[24:28], torch.Generator())
+    assert set(parts) == {"l_s"} and loss.item() == pytest.approx(parts["l_s"])
+
+
+def test_hub_only_base_offline_says_what_to_run_instead():
+    request = TrainRequest(method="senticse", base="roberta-base", data="mr", preset="paper", seed=0,
+                           out_dir=Path("unused"))
+    with pytest.raises(BenchError) as error:
+        get_method("senticse").train(request)
+    message = str(error.value)
+    assert "\n" not in message and "roberta-base" in message
+    assert "bench train senticse --base all-minilm-l6-v2 --data mr --preset cpu" in message
+
+
+def test_bench_train_senticse_writes_checkpoint_and_card(tiny_bert, lexicon, monkeypatch, sentibench_home):
+    from sentibench.cli import main
+    from sentibench.data import DatasetSpec, register_dataset
+    from sentibench.data.store import _REGISTRY
+
+    if "senticse-fixture" not in _REGISTRY:
+        register_dataset(DatasetSpec(
+            name="senticse-fixture", description="test fixture", kind="classification",
+            label_names=("negative", "positive"), license="test", citation="test", tags=("sentiment",),
+            load_rows=lambda: {"all": [{"text": t, "label": y} for t, y in ROWS]}, split_fractions=(0.6, 0.2, 0.2)))
+    cards = sentibench_home / "cards"
+    cards.mkdir(exist_ok=True)
+    (cards / "tiny-bert.yaml").write_text(yaml.safe_dump({
+        "name": "tiny-bert", "loader": "transformers", "description": "test", "revision": "test",
+        "checkpoint": str(tiny_bert), "pooling": "mean", "max_length": 16}))
+    monkeypatch.setattr(senticse_train, "sentiwordnet", lambda: lexicon)  # offline: the fixture lexicon
+    code = main(["train", "senticse", "--base", "tiny-bert", "--data", "senticse-fixture", "--preset", "cpu",
+                 "--name", "tiny-senticse", "--option", "steps=2", "--option", "eval_every=1",
+                 "--option", "batch_size=4", "--option", "max_length=16"])
+    assert code == 0
+    card = yaml.safe_load((cards / "tiny-senticse.yaml").read_text())
+    assert card["recipe"]["method"] == "senticse" and card["recipe"]["preset"] == "cpu"
+    assert "senticse-fixture" in card["training_data"]
+    assert "fresh transform" in card["notes"]
+    (report,) = (sentibench_home / "checkpoints").rglob("training_report.json")
+    data = json.loads(report.read_text())
+    assert data["data_hash"] and data["config"]["steps"] == 2 and data["best_step"] in (0, 1, 2)
