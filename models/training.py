@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from sentibench.data import get_dataset
-from sentibench.errors import BenchError
+from sentibench.errors import BenchError, UnavailableError
 from sentibench.io import atomic_write_json, atomic_write_text
 from sentibench.models.cards import ModelCard, get_card, user_cards_dir
 from sentibench.models.methods import TrainRequest, check_preset, get_method
@@ -70,6 +70,20 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     return read_card(card_path)
 
 
+def _require_base(card: ModelCard) -> None:
+    """Fail in one line, before any training starts, when the recipe's base cannot be had here."""
+    from sentibench.models.loaders import card_for, weights_folder
+
+    recipe = card.recipe
+    try:
+        weights_folder(card_for(recipe["base"]))
+    except UnavailableError as error:
+        raise UnavailableError(
+            f"model '{card.name}' must first be trained from '{recipe['base']}': {error} Instead run "
+            f"`bench train {recipe['method']} --base all-minilm-l6-v2 --data {recipe['data']} --preset cpu` "
+            f"or use a card trained offline (e.g. senticse-minilm).") from None
+
+
 def ensure_trained(card: ModelCard) -> Path:
     """A trained card's checkpoint folder; trains it on first use (the method shows progress and ETA)."""
     if card.checkpoint and (Path(card.checkpoint) / DONE_FILE).exists():
@@ -77,6 +91,7 @@ def ensure_trained(card: ModelCard) -> Path:
     recipe = card.recipe
     folder = cache_dir("checkpoints") / f"{card.name}-{recipe_hash(recipe)}"
     if not (folder / DONE_FILE).exists():
+        _require_base(card)
         print(f"model '{card.name}' has no checkpoint yet: training it now ({recipe['method']}, "
               f"{recipe['preset']} preset).", file=sys.stderr)
         train(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], int(recipe.get("seed", 0)),
