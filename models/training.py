@@ -16,7 +16,7 @@ import yaml
 from sentibench.data import get_dataset
 from sentibench.errors import BenchError, UnavailableError
 from sentibench.io import atomic_write_json, atomic_write_text
-from sentibench.models.cards import ModelCard, get_card, user_cards_dir
+from sentibench.models.cards import ModelCard, get_card, read_card, user_cards_dir
 from sentibench.models.methods import TrainRequest, check_preset, get_method
 from sentibench.paths import cache_dir
 
@@ -28,8 +28,10 @@ def recipe_hash(recipe: dict[str, Any]) -> str:
 
 
 def train(method: str, base: str, data: str, preset: str, seed: int = 0, options: dict[str, Any] | None = None,
-          out_dir: Path | None = None, name: str | None = None, device: str | None = None) -> ModelCard:
-    """Train, write the safetensors checkpoint and a card recording base, data, preset, seed and data hash."""
+          out_dir: Path | None = None, name: str | None = None, device: str | None = None,
+          write_card: bool = True) -> ModelCard | None:
+    """Train, write the safetensors checkpoint and (unless the caller already has one) a card recording
+    base, data, preset, seed and data hash."""
     chosen = get_method(method)
     check_preset(chosen, preset)
     get_card(base)  # fail early on an unknown base
@@ -62,11 +64,11 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
         "notes": report.get("notes", ""),
     }
     card = {k: v for k, v in card.items() if v not in (None, "")}
+    if not write_card:
+        return None
     card_path = user_cards_dir() / f"{name}.yaml"
     atomic_write_text(card_path, yaml.safe_dump(card, sort_keys=False))
     print(f"wrote {card_path}", file=sys.stderr)
-    from sentibench.models.cards import read_card
-
     return read_card(card_path)
 
 
@@ -95,5 +97,5 @@ def ensure_trained(card: ModelCard) -> Path:
         print(f"model '{card.name}' has no checkpoint yet: training it now ({recipe['method']}, "
               f"{recipe['preset']} preset).", file=sys.stderr)
         train(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], int(recipe.get("seed", 0)),
-              options=recipe.get("options"), out_dir=folder, name=card.name)
+              options=recipe.get("options"), out_dir=folder, name=card.name, write_card=False)
     return folder
