@@ -20,11 +20,13 @@ fixed seeded sample (seed `TEST_SUBSET_SEED`, the probe task's prefix sampling),
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
+from tqdm.auto import tqdm
 
 from sentibench.data import get_dataset
 from sentibench.encoders import Encoder
@@ -185,7 +187,8 @@ class FewShotTask(Task):
         test = EvalSet(encoder, data.test_texts, config.eval_batch_size)
         num_labels = int(max(data.train_labels.max(), data.test_labels.max())) + 1
         runs = []
-        for draw in draws:
+        bar = tqdm(draws, desc=f"{self.name} seeds", unit="seed", file=sys.stderr)
+        for draw in bar:
             encoder.model.load_state_dict(initial)  # a fresh copy of the pretrained weights per seed
             validation = EvalSet(encoder, [data.validation_texts[i] for i in draw.validation],
                                  config.eval_batch_size)
@@ -194,6 +197,7 @@ class FewShotTask(Task):
                                    data.validation_labels[draw.validation].tolist(), num_labels, config,
                                    draw.seed)
             predicted = test.predict(model)
+            bar.set_postfix(seed=draw.seed, test=f"{score(config.metric, data.test_labels, predicted):.3f}")
             runs.append({"predicted": predicted, "validation_score": run.best_score, "best_step": run.best_step,
                          "steps": run.steps, "epochs": run.epochs, "stopped_early": run.stopped_early,
                          "validation_history": [[s, round(v, 6)] for s, v in run.history]})

@@ -72,3 +72,13 @@ def test_leaderboard_tables_marks_and_determinism(tmp_path):
     assert rows[1] == ["a", "40.00", "2/2", "30.00", "50.00*"]
     assert rows[2] == ["b", "10.00", "1/2", "", "10.00"]
     assert "| c " not in text, "smoke runs (--limit) stay off the leaderboard"
+
+
+def test_leaderboard_gives_fine_tuned_and_frozen_fewshot_their_own_tables(tmp_path):
+    for task, variant in [("fewshot-senticse-k1-mr", "full"), ("fewshot-frozen-senticse-k1-mr", "frozen")]:
+        result = task_result(task, "hash", {"test": {"main_score": 0.5, "accuracy": 0.5}}, 1.0,
+                             {"task": {"groups": ["fewshot", f"fewshot-{variant}"], "type": "FewShot"},
+                              "main_split": "test", "limit": None})
+        write_result(result_path(tmp_path, "a", "r", task), result)
+    sections = [line for line in render(tmp_path).splitlines() if line.startswith("## ")]
+    assert sections == ["## fewshot-frozen", "## fewshot-full"]
