@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from datasets import Dataset
+
 from sentibench.cache import CachedEncoder
 from sentibench.data import get_dataset
 from sentibench.errors import BenchError, UnavailableError
@@ -59,9 +61,14 @@ def _fit_if_needed(encoder: CachedEncoder, task: Task) -> None:
     fit = getattr(encoder.base, "fit", None)
     if fit is None:
         return
-    train = get_dataset(task.metadata.dataset).split("train")
-    texts = train["text"] if "text" in train.column_names else train["sentence1"] + train["sentence2"]
-    fit(texts)
+    fit(split_texts(get_dataset(task.metadata.dataset).split("train")))
+
+
+def split_texts(split: Dataset) -> list[str]:
+    """Every text of a split: its `text` column, or both sides of a sentence-pair split."""
+    if "text" in split.column_names:
+        return list(split["text"])
+    return list(split["sentence1"]) + list(split["sentence2"])
 
 
 def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: EvalContext) -> dict:

@@ -52,6 +52,17 @@ def test_random_baseline_and_bow_run(fixture_task, tmp_path, capsys):
     assert len(list(tmp_path.rglob("*.json"))) == 2
 
 
+def test_bag_of_words_fits_on_both_sides_of_a_sentence_pair_split():
+    from datasets import Dataset
+
+    from sentibench.runner import split_texts
+
+    pairs = Dataset.from_dict({"sentence1": ["a cat", "a dog"], "sentence2": ["the cat", "the dog"],
+                               "score": [4.0, 3.0]})
+    assert split_texts(pairs) == ["a cat", "a dog", "the cat", "the dog"]
+    assert split_texts(Dataset.from_dict({"text": ["good", "bad"], "label": [1, 0]})) == ["good", "bad"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["run", "-m", "all-minilm-l6", "-t", "sgts"], "unknown model 'all-minilm-l6'. Did you mean: all-minilm-l6-v2"),
     (["run", "-t", "sgts-mx"], "unknown task 'sgts-mx'. Did you mean: sgts-mr"),
