@@ -96,21 +96,12 @@ def cmd_data_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_options(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise BenchError(f"--option expects KEY=VALUE, got '{pair}'")
-        options[key] = value
-    return options
-
-
 def cmd_train(args: argparse.Namespace) -> int:
-    from sentibench.models.training import train
+    from sentibench.training.options import parse_option_pairs
+    from sentibench.training.run import train
 
     card = train(args.method, args.base, args.data, args.preset, seed=args.seed,
-                 options=_parse_options(args.option), out_dir=Path(args.output) if args.output else None,
+                 options=parse_option_pairs(args.option), out_dir=Path(args.output) if args.output else None,
                  name=args.name, device=args.device)
     print(f"trained '{card.name}': run it with `bench run -m {card.name} -t sgts`")
     return 0

@@ -1,14 +1,12 @@
 """Full fine-tuning of a sentence encoder with a linear classification head on its pooled output.
 
-The loop the few-shot protocols share (senticse.txt §4.4 + Table 12; infodcl.txt D.3). Where the papers
-say nothing, it follows the Hugging Face `Trainer` defaults their code was built on (documented in
-docs/fewshot.md): AdamW with weight decay on every parameter except biases and norm weights (1-D tensors),
-linear learning-rate decay to 0 over the maximum number of steps without warm-up, gradient clipping at
-norm 1.0, a fresh shuffle of the training set each epoch, the last partial batch kept. Validation runs
-every `eval_steps` optimiser steps (or at the end of each epoch) and once more at the last step if that
-step was not a validation step; a validation counts as an improvement only when its score is strictly
-higher than the best so far (so ties keep the earlier state); training stops after `patience`
-validations in a row without improvement, and the best state is restored.
+The model and loss the few-shot protocols share (senticse.txt §4.4 + Table 12; infodcl.txt D.3); the loop
+is the shared training core (`sentibench.training.loop`): AdamW with weight decay on every parameter
+except biases and norm weights, linear decay to 0 over the maximum number of steps without warm-up,
+gradient clipping at norm 1.0, validation every `eval_steps` steps (or at each epoch's end) with
+patience and best-state restore. What is particular here: a fresh shuffle of the training set each epoch
+(one seeded generator for the whole run), the last partial batch kept, and the validation metric
+(accuracy or macro-F1).
 
 Cost: each fixed set is tokenised once per run (training rows unpadded, padded per batch; validation
 and test rows in length-sorted, pre-padded batches), evaluation runs under `torch.inference_mode()`.
@@ -18,15 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 from sklearn.metrics import accuracy_score, f1_score
-from transformers import get_linear_schedule_with_warmup
-
 from sentibench.encoders import TransformerEncoder, length_sorted_batches
 from sentibench.errors import BenchError
+from sentibench.training.loop import LoopConfig, TrainingRun, train_loop
 
 METRICS = ("accuracy", "f1")  # f1: macro-F1 (MTEB's name, as the probe task)
 
@@ -48,18 +45,6 @@ class FineTuneConfig:
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
             raise BenchError(f"unknown metric '{self.metric}'; choose one of {', '.join(METRICS)}")
-
-
-@dataclass
-class FineTuneRun:
-    """What happened in one run: the restored state's validation score and step, and the whole trace."""
-
-    best_score: float
-    best_step: int
-    steps: int
-    epochs: int
-    stopped_early: bool
-    history: list[tuple[int, float]] = field(default_factory=list)  # (step, validation score)
 
 
 def score(metric: str, gold: Sequence[int], predicted: Sequence[int]) -> float:
@@ -103,18 +88,9 @@ class EvalSet:
         return out
 
 
-def _optimizer(model: torch.nn.Module, config: FineTuneConfig) -> torch.optim.Optimizer:
-    decay = [p for p in model.parameters() if p.requires_grad and p.ndim > 1]
-    no_decay = [p for p in model.parameters() if p.requires_grad and p.ndim <= 1]
-    fused = next(model.parameters()).device.type in ("cpu", "cuda")  # same update, one kernel: ~6x faster on CPU
-    return torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=config.learning_rate,
-                             fused=fused or None)
-
-
 def fine_tune(encoder: TransformerEncoder, train_texts: Sequence[str], train_labels: Sequence[int],
               validation: EvalSet, validation_labels: Sequence[int], num_labels: int,
-              config: FineTuneConfig, seed: int) -> tuple[PooledClassifier, FineTuneRun]:
+              config: FineTuneConfig, seed: int) -> tuple[PooledClassifier, TrainingRun]:
     """Fine-tune `encoder` (in place) plus a fresh head; returns the model in its best validated state."""
     if not train_texts:
         raise BenchError("fine-tuning needs at least one training example")
@@ -122,52 +98,22 @@ def fine_tune(encoder: TransformerEncoder, train_texts: Sequence[str], train_lab
     model = PooledClassifier(encoder, num_labels).train()
     tokens = encoder.tokenizer(list(train_texts), truncation=True, max_length=encoder.max_length)
     labels = torch.as_tensor(list(train_labels), dtype=torch.long, device=encoder.device)
-    steps_per_epoch = math.ceil(len(train_texts) / config.batch_size)
-    max_steps = steps_per_epoch * config.max_epochs
-    optimizer = _optimizer(model, config)
-    schedule = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=0, num_training_steps=max_steps)
     order_rng = torch.Generator().manual_seed(seed)
     gold = list(validation_labels)
 
-    run = FineTuneRun(best_score=-math.inf, best_step=0, steps=0, epochs=0, stopped_early=False)
-    best_state: dict[str, torch.Tensor] | None = None
-    misses = 0
+    def epoch_batches(_epoch: int) -> list[torch.Tensor]:
+        return list(torch.randperm(len(train_texts), generator=order_rng).split(config.batch_size))
 
-    def validate() -> bool:
-        """Score the current state; keep it if strictly best; True when patience is exhausted."""
-        nonlocal best_state, misses
-        value = score(config.metric, gold, validation.predict(model))
-        run.history.append((run.steps, value))
-        if value > run.best_score:
-            run.best_score, run.best_step, misses = value, run.steps, 0
-            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            return False
-        misses += 1
-        return misses >= config.patience
+    def loss(batch: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        rows = batch.tolist()
+        features = encoder.tokenizer.pad({k: [v[i] for i in rows] for k, v in tokens.items()}, return_tensors="pt")
+        logits = model({k: v.to(encoder.device) for k, v in features.items()})
+        return torch.nn.functional.cross_entropy(logits, labels[batch.to(encoder.device)]), {}
 
-    for _ in range(config.max_epochs):
-        run.epochs += 1
-        for batch in torch.randperm(len(train_texts), generator=order_rng).split(config.batch_size):
-            rows = batch.tolist()
-            features = encoder.tokenizer.pad({k: [v[i] for i in rows] for k, v in tokens.items()},
-                                             return_tensors="pt")
-            logits = model({k: v.to(encoder.device) for k, v in features.items()})
-            loss = torch.nn.functional.cross_entropy(logits, labels[batch.to(encoder.device)])
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad(set_to_none=True)
-            run.steps += 1
-            if config.eval_steps and run.steps % config.eval_steps == 0 and validate():
-                run.stopped_early = True
-                break
-        if run.stopped_early or (config.eval_steps is None and validate()):
-            run.stopped_early = True
-            break
-    if not run.history or run.history[-1][0] != run.steps:
-        validate()
-    assert best_state is not None
-    model.load_state_dict(best_state)
-    model.eval()
+    loop = LoopConfig(learning_rate=config.learning_rate, max_epochs=config.max_epochs,
+                      weight_decay=config.weight_decay, max_grad_norm=config.max_grad_norm,
+                      eval_every=config.eval_steps, patience=config.patience, log_every=10**9)
+    run = train_loop(model, epoch_batches, loss, lambda: score(config.metric, gold, validation.predict(model)),
+                     loop, steps_per_epoch=math.ceil(len(train_texts) / config.batch_size),
+                     description="fine-tune", progress=False)
     return model, run

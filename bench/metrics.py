@@ -12,6 +12,7 @@ All functions are vectorised numpy; the tests check them against slow, obvious l
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 from scipy.special import logsumexp
 
 
@@ -20,6 +21,25 @@ def l2_normalise(x: np.ndarray, dtype: type = np.float32) -> np.ndarray:
     x = np.asarray(x, dtype=dtype)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return x / np.maximum(norms, 1e-12)
+
+
+def row_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cos(a[i], b[i]) for each row i, in float64."""
+    return np.sum(l2_normalise(a, np.float64) * l2_normalise(b, np.float64), axis=1)
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict[str, float | None]:
+    """Spearman and Pearson of predicted vs gold (scipy.stats), under MTEB's names; None (never NaN) when
+    either side is constant or there are fewer than two items."""
+    predicted, gold = np.asarray(predicted, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
+        return {"cosine_spearman": None, "cosine_pearson": None}
+    return {"cosine_spearman": _finite(stats.spearmanr(predicted, gold).statistic),
+            "cosine_pearson": _finite(stats.pearsonr(predicted, gold).statistic)}
 
 
 def linear_discount_weights(k: int) -> np.ndarray:

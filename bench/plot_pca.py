@@ -32,7 +32,7 @@ def pca_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def plot_pca(models: list[str], datasets: list[str], out_dir: Path, limit: int | None) -> list[Path]:
     """Write `pca-<dataset>.png` under `out_dir` for each dataset (a panel per model); return the paths."""
-    from sentibench.models import load_encoder
+    from sentibench.runner import open_encoder
 
     if not models or not datasets:
         raise BenchError("bench plot pca needs at least one model and one dataset")
@@ -41,7 +41,7 @@ def plot_pca(models: list[str], datasets: list[str], out_dir: Path, limit: int |
             raise BenchError(f"dataset '{dataset}' has no labels to colour by; choose a classification dataset")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    encoders = {name: load_encoder(name) for name in models}
+    encoders = {name: open_encoder(name) for name in models}
     written = []
     for dataset in datasets:
         texts, labels = split_arrays(dataset, "test", limit or DEFAULT_POINTS, seed=0)

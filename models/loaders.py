@@ -10,6 +10,7 @@ import json
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,20 +23,51 @@ from sentibench.models.baselines import BowEncoder, RandomEncoder
 from sentibench.models.cards import ModelCard, get_card
 from sentibench.paths import cache_dir
 from sentibench.sources import RegistryPackage, require_hub
+from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
+
+
+def _looks_like_path(name: str) -> bool:
+    return name.startswith((".", "/", "~")) or "/" in name and Path(name).expanduser().exists()
 
 
 def card_for(name: str) -> ModelCard:
-    """A registered card, or an ad-hoc one for a local checkpoint folder or a hub id."""
+    """A registered card; else an ad-hoc card for a local checkpoint folder or a hub id.
+
+    A bare name is a card first (a folder in the working directory never shadows a card); write `./name`
+    for the folder. A local folder's model name is its basename plus a hash of its absolute path, so two
+    folders called `model` never share results or cache entries.
+    """
+    if not _looks_like_path(name):
+        try:
+            return get_card(name)
+        except BenchError as unknown:
+            if not Path(name).is_dir() and not ("/" in name and not name.startswith((".", "/", "~"))):
+                raise unknown from None
     path = Path(name).expanduser()
     if path.is_dir():
-        is_st = (path / "modules.json").exists()
-        return ModelCard(name=path.name, loader="sentence-transformers" if is_st else "transformers",
-                         description=f"local checkpoint {path}", revision=weights_digest(path)[:12],
-                         checkpoint=str(path.resolve()), pooling=None if is_st else "mean")
-    if "/" in name and not name.startswith((".", "/")):
+        return local_folder_card(path)
+    if "/" in name and not name.startswith((".", "/", "~")):
         return ModelCard(name=name.replace("/", "__"), loader="sentence-transformers",
                          description=f"hub model {name}", revision="main", hub_id=name)
-    return get_card(name)
+    raise BenchError(f"model folder '{name}' does not exist")
+
+
+def local_folder_card(path: Path, name: str | None = None) -> ModelCard:
+    """A card for a local checkpoint folder of any kind (transformers, sentence-transformers, sentibench
+    module checkpoint); the revision is a digest of its weight files."""
+    path = path.resolve()
+    kind = checkpoint_kind(path)
+    if kind is None:
+        raise BenchError(f"'{path}' is not a model folder (no config.json, modules.json or {MODULE_CONFIG})")
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
+    loader = {"module": "trained", "sentence-transformers": "sentence-transformers"}.get(kind, "transformers")
+    return ModelCard(name=name or f"{safe_name(path.name)}-{digest}", loader=loader,
+                     description=f"local checkpoint {path}", revision=weights_digest(path)[:12],
+                     checkpoint=str(path), pooling="mean" if kind == "transformers" else None)
+
+
+def safe_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in text).strip(".-") or "model"
 
 
 def _installed_folder(card: ModelCard) -> Path:
@@ -74,7 +106,10 @@ def _converted_onnx_folder(card: ModelCard) -> Path:
     target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
     if not (target / "config.json").exists():
         (onnx_file,) = _registry_files(card)
-        vocab = _installed_folder(get_card("all-minilm-l6-v2"))
+        if not card.tokenizer:
+            raise BenchError(f"model card '{card.name}': an onnx-bert card needs `tokenizer`, the card whose "
+                             "folder holds its vocabulary")
+        vocab = weights_folder(get_card(card.tokenizer))
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
             onnx_convert.convert(onnx_file, vocab, tmp, max_length=card.max_length or 128)
@@ -106,13 +141,13 @@ def _offline_hint(card: ModelCard) -> str:
 
 
 def weights_folder(card: ModelCard) -> Path:
-    """The local folder holding a neural card's weights, fetched or built on first use."""
-    if card.loader == "trained":
-        from sentibench.models.training import ensure_trained
-
-        return ensure_trained(card)
+    """The local folder holding a neural card's weights, fetched or built on first use. A trained card
+    must already have its checkpoint (`sentibench.training.run.ready` trains it first)."""
     if card.checkpoint:
         return Path(card.checkpoint)
+    if card.loader == "trained":
+        raise BenchError(f"model '{card.name}' is not trained yet; call `sentibench.training.run.ready(card)` "
+                         f"or run `bench run -m {card.name}` (which trains it on first use)")
     if card.loader == "onnx-bert":
         return _converted_onnx_folder(card)
     if card.package:
@@ -124,17 +159,32 @@ def weights_folder(card: ModelCard) -> Path:
     raise BenchError(f"model card '{card.name}' names no weights source (package, registry or hub_id)")
 
 
-def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
-    """The bare (uncached) encoder a card describes."""
-    if card.loader == "bow":
-        return BowEncoder(dimension=card.embedding_size or 256)
-    if card.loader == "random":
-        return RandomEncoder(dimension=card.embedding_size or 384)
+def _checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
+    """Any folder: a module checkpoint, a sentence-transformers folder or a transformers folder."""
     folder = weights_folder(card)
-    if card.loader == "sentence-transformers" and (folder / "modules.json").exists():
+    kind = checkpoint_kind(folder)
+    if kind == "module":
+        return load_module_checkpoint(folder, device=device)
+    if kind == "sentence-transformers" and card.loader in ("sentence-transformers", "trained"):
         return load_sentence_transformers_folder(folder, name=card.name, device=device, max_length=card.max_length)
     return TransformerEncoder.from_pretrained(folder, pooling=card.pooling, max_length=card.max_length,
                                               normalize=card.normalize or None, name=card.name, device=device)
+
+
+BUILDERS: dict[str, Callable[[ModelCard, str | None], Encoder]] = {
+    "bow": lambda card, device: BowEncoder(dimension=card.embedding_size or 256),
+    "random": lambda card, device: RandomEncoder(dimension=card.embedding_size or 384),
+    "sentence-transformers": _checkpoint_encoder,
+    "transformers": _checkpoint_encoder,
+    "onnx-bert": _checkpoint_encoder,
+    "trained": _checkpoint_encoder,
+}
+"""Loader name (a card's `loader` field) -> how to build its bare encoder."""
+
+
+def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
+    """The bare (uncached) encoder a card describes."""
+    return BUILDERS[card.loader](card, device)
 
 
 def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
@@ -157,16 +207,14 @@ def _short(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def load_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
-    """The model called `name` (card, local folder or hub id), behind the embedding cache."""
-    card = card_for(name)
+def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
+    """The model a (ready) card describes, behind the embedding cache."""
     encoder = build_encoder(card, device)
     return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache)
 
 
-def load_trainable(name: str, device: str | None = None) -> TransformerEncoder | None:
-    """A fresh, trainable copy of the model (None for encoders without torch weights)."""
-    card = card_for(name)
+def load_trainable(card: ModelCard, device: str | None = None) -> TransformerEncoder | None:
+    """A fresh, trainable copy of the model (None for encoders without transformer weights)."""
     if card.loader in ("bow", "random"):
         return None
     encoder = build_encoder(card, device)

@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.errors import BenchError, unknown_name
+from sentibench.models.cards import ModelCard
 
 
 @dataclass(frozen=True)
 class TrainRequest:
     method: str
-    base: str               # model card name of the starting checkpoint
+    base: str               # the starting model as the user named it (card name, folder or hub id)
+    base_card: ModelCard    # ... resolved once, by the caller
     data: str               # dataset name
     preset: str
     seed: int
-    out_dir: Path           # the method writes `TransformerEncoder.save(out_dir)` (+ its logs) here
+    out_dir: Path           # the method writes its checkpoint here (see `sentibench.training.checkpoint`)
     device: str | None = None
     options: dict[str, Any] = field(default_factory=dict)  # method-specific, e.g. {"ablation": "no-word"}
 
@@ -48,7 +50,7 @@ def _discover() -> None:
     import sentibench.models as package
 
     for info in pkgutil.iter_modules(package.__path__):
-        if info.ispkg:
+        if info.ispkg and info.name != "cards":
             importlib.import_module(f"sentibench.models.{info.name}")
 
 

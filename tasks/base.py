@@ -47,7 +47,6 @@ class EvalContext:
     reference_model: str | None = None
     # A fresh trainable copy of the model under test, or None when it has no torch weights.
     load_trainable: Callable[[], TransformerEncoder | None] = lambda: None
-    device: str | None = None
 
 
 class Task(ABC):

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
 
 from sentibench import metrics
 from sentibench.data import get_dataset
@@ -22,14 +21,6 @@ from sentibench.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import capped_indices
 from sentibench.tasks.registry import register
-
-
-def correlations(predicted: np.ndarray, gold: np.ndarray) -> dict[str, float | None]:
-    """Spearman and Pearson of predicted vs gold; None (never NaN) when either side is constant."""
-    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
-        return {"cosine_spearman": None, "cosine_pearson": None}
-    return {"cosine_spearman": float(spearmanr(predicted, gold).statistic),
-            "cosine_pearson": float(pearsonr(predicted, gold).statistic)}
 
 
 def pair_cosines(encoder: Encoder, first: list[str], second: list[str], batch_size: int) -> np.ndarray:
@@ -42,9 +33,9 @@ def subset_scores(predicted: np.ndarray, gold: np.ndarray, subsets: list[str]) -
     """SentEval's aggregation over subsets: pooled `all_*`, `mean_*` and size-weighted `wmean_*`."""
     names = sorted(set(subsets))
     labels = np.asarray(subsets)
-    per = {name: {**correlations(predicted[labels == name], gold[labels == name]),
+    per = {name: {**metrics.correlations(predicted[labels == name], gold[labels == name]),
                   "n": int((labels == name).sum())} for name in names}
-    pooled = correlations(predicted, gold)
+    pooled = metrics.correlations(predicted, gold)
     scores: dict[str, float | None] = {f"all_{m}": v for m, v in pooled.items()}
     for metric in ("cosine_spearman", "cosine_pearson"):
         valid = [(per[n][metric], per[n]["n"]) for n in names if per[n][metric] is not None]
@@ -72,7 +63,7 @@ class STS(Task):
             gold = part.data.column("score").to_numpy().astype(np.float64)[keep]
             predicted = pair_cosines(encoder, [first[i] for i in keep], [second[i] for i in keep],
                                      context.batch_size)
-            split_scores = correlations(predicted, gold)
+            split_scores = metrics.correlations(predicted, gold)
             if "subset" in part.column_names:
                 subsets = part.data.column("subset").to_pylist()
                 extra, per_subset = subset_scores(predicted, gold, [subsets[i] for i in keep])

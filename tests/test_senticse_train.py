@@ -135,9 +135,9 @@ def test_roberta_path_trains_selects_and_round_trips(tiny_roberta, lexicon, tmp_
     out = tmp_path / "ckpt"
     report = fit(encoder, train_x, train_y, valid_x, valid_y, dataclasses.replace(TINY, pooling="cls"), seed=0,
                  out_dir=out, lexicon=lexicon, progress=False)
-    assert [h["step"] for h in report["val_history"]] == [0, 2, 4]
-    assert report["best_val_sgts"] == max(h["val_sgts"] for h in report["val_history"])
-    assert report["loss_curve"][0]["step"] == 1 and len(report["loss_curve"]) == 4
+    assert [h["step"] for h in report["training"]["history"]] == [0, 2, 4]
+    assert report["best_val_sgts"] == max(h["validation"] for h in report["training"]["history"])
+    assert report["training"]["loss_curve"][0]["step"] == 1 and len(report["training"]["loss_curve"]) == 4
     assert report["mlm_head"] == "checkpoint" and report["pooling"] == "cls"
     assert json.loads((out / "senticse_log.json").read_text())["best_step"] == report["best_step"]
     assert (out / "model.safetensors").exists()
@@ -158,8 +158,10 @@ def test_no_word_ablation_builds_no_head(tiny_bert):
 
 
 def test_hub_only_base_offline_says_what_to_run_instead():
-    request = TrainRequest(method="senticse", base="roberta-base", data="mr", preset="paper", seed=0,
-                           out_dir=Path("unused"))
+    from sentibench.models import card_for
+
+    request = TrainRequest(method="senticse", base="roberta-base", base_card=card_for("roberta-base"), data="mr",
+                           preset="paper", seed=0, out_dir=Path("unused"))
     with pytest.raises(BenchError) as error:
         get_method("senticse").train(request)
     message = str(error.value)

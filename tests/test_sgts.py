@@ -5,7 +5,7 @@ import pytest
 
 from sentibench.errors import BenchError
 from sentibench.tasks.base import EvalContext
-from sentibench.tasks.sgts import build_pairs, sgts_scores
+from sentibench.sgts import build_pairs, sgts_scores
 
 
 def test_sgts_scores_worked_by_hand():

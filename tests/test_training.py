@@ -11,7 +11,7 @@ from sentibench.models.methods import Method, register_method
 
 
 def _copy_base(request):
-    load_trainable(request.base, device="cpu").save(request.out_dir)
+    load_trainable(request.base_card, device="cpu").save(request.out_dir)
     return {"max_length": 256, "notes": "copied the base unchanged"}
 
 

@@ -7,8 +7,12 @@ replaced by the mask token (always the mask token: the paper specifies no 80/10/
 runs only at the masked positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, linear decay to zero, no
 warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's, runs on).
 
+The loop (optimiser, schedule, validation, best-state restore, progress, report) is the shared training core
+(`sentibench.training.loop`); SentiCSE sets: no weight decay, no gradient clipping, no warm-up, the plain
+(not fused) AdamW kernel, and a validation of the untouched base at step 0 (the base can win).
+
 Checkpoint selection (§4.3: every 500 steps on SgTS of the training dataset's validation split): SgTS
-pairs are built from the VALIDATION split only (`sentibench.tasks.sgts.build_pairs`), never the test pairs
+pairs are built from the VALIDATION split only (`sentibench.sgts.build_pairs`), never the test pairs
 any evaluation uses; the best step's weights are written with `TransformerEncoder.save`.
 
 Presets: `paper` is Table 11 (for a GPU). `cpu` is our choice for a 2-core machine, measured (see
@@ -22,19 +26,14 @@ Ablations (Table 7), option `ablation`, a comma-separated subset of: `pos-only` 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
-import math
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from sentibench.data import get_dataset
 from sentibench.encoders import TransformerEncoder
@@ -43,7 +42,9 @@ from sentibench.models.senticse.lexicon import SENTIWORDNET_SOURCE, VocabularyTa
 from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
 from sentibench.models.senticse.mlm_head import MaskedLMHead, build_head
 from sentibench.models.senticse.quadruples import quadruples
-from sentibench.tasks.sgts import sgts_on_split
+from sentibench.sgts import sgts_on_split
+from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.options import apply_options
 
 LOG_FILE = "senticse_log.json"
 ABLATIONS = ("pos-only", "neg-only", "no-word")
@@ -67,6 +68,11 @@ class Config:
     sentence_terms: tuple[str, ...] = ("pos", "neg")
     log_every: int = 25
 
+    def loop(self) -> LoopConfig:
+        return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0, max_grad_norm=None,
+                          eval_every=self.eval_every, validate_at_start=True, log_every=self.log_every,
+                          fused_optimizer=False)
+
 
 PRESETS: dict[str, Config] = {
     "paper": Config(max_length=128, batch_size=64, lr=1e-5, steps=20_000, pooling="cls", temperature=0.05,
@@ -77,29 +83,18 @@ PRESETS: dict[str, Config] = {
 
 
 def resolve_config(preset: str, options: dict[str, Any]) -> Config:
-    """The preset with `options` applied: hyperparameter overrides by field name, plus `ablation`."""
+    """The preset with `options` applied: typed hyperparameter overrides by field name, plus `ablation`."""
     if preset not in PRESETS:
         raise BenchError(f"SentiCSE has no preset '{preset}'; choose {', '.join(PRESETS)}")
-    config = PRESETS[preset]
-    fields = {f.name: f for f in dataclasses.fields(Config)}
-    changes: dict[str, Any] = {}
-    for key, value in options.items():
-        if key == "ablation":
-            continue
-        if key not in fields or key == "sentence_terms":
-            raise BenchError(f"unknown SentiCSE option '{key}'; options: ablation, "
-                             + ", ".join(k for k in fields if k != "sentence_terms"))
-        current = getattr(config, key)
-        kind = type(current) if current is not None else str
-        try:
-            changes[key] = kind(value) if not isinstance(value, kind) else value
-        except ValueError:
-            raise BenchError(f"SentiCSE option {key}={value!r} is not a {kind.__name__}") from None
+    if "sentence_terms" in options:
+        raise BenchError("SentiCSE option 'sentence_terms' is set through ablation=pos-only|neg-only")
+    config = apply_options(PRESETS[preset], options, owner="SentiCSE", extra=("ablation",))
     ablation = [a.strip() for a in str(options.get("ablation", "")).split(",") if a.strip()]
     unknown = sorted(set(ablation) - set(ABLATIONS))
     if unknown or {"pos-only", "neg-only"} <= set(ablation):
         raise BenchError(f"SentiCSE ablation {options.get('ablation')!r}: use a comma-separated subset of "
                          f"{', '.join(ABLATIONS)} (not both pos-only and neg-only)")
+    changes: dict[str, Any] = {}
     if "pos-only" in ablation:
         changes["sentence_terms"] = ("pos",)
     if "neg-only" in ablation:
@@ -176,6 +171,16 @@ def validation_sgts(encoder: TransformerEncoder, texts: list[str], labels: list[
     return float(scores["main_score"]) if scores["main_score"] is not None else -1.0
 
 
+class Trained(torch.nn.Module):
+    """Everything SentiCSE optimises (the encoder and, with the word objective, its MLM head), as one
+    module so the shared loop can keep and restore its best state."""
+
+    def __init__(self, encoder: TransformerEncoder, objective: Objective) -> None:
+        super().__init__()
+        self.encoder = encoder.model
+        self.head = objective.head.module if objective.head is not None else None
+
+
 def fit(encoder: TransformerEncoder, train_texts: list[str], train_labels: list[int], valid_texts: list[str],
         valid_labels: list[int], config: Config, seed: int, out_dir: Path, positive: int = 1,
         lexicon: dict[str, int] | None = None, progress: bool = True) -> dict[str, Any]:
@@ -185,65 +190,30 @@ def fit(encoder: TransformerEncoder, train_texts: list[str], train_labels: list[
     if config.pooling:
         encoder.pooling = config.pooling
     objective = build_objective(encoder, config, lexicon)
-    parameters = list(encoder.model.parameters())
-    if objective.head is not None:
-        known = {id(p) for p in parameters}
-        parameters += [p for p in objective.head.module.parameters() if id(p) not in known]
-    optimizer = torch.optim.AdamW(parameters, lr=config.lr, weight_decay=0.0)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1 - s / config.steps))
 
-    started = time.time()
-    best = {"step": 0, "sgts": validation_sgts(encoder, valid_texts, valid_labels, seed)}
-    best_state = copy.deepcopy(encoder.model.state_dict())
-    history = [{"step": 0, "val_sgts": best["sgts"]}]
-    curve: list[dict[str, float]] = []
-    window: list[dict[str, float]] = []
-    epoch, batches = 0, iter(())
-    bar = tqdm(range(1, config.steps + 1), desc="SentiCSE", disable=not progress, file=sys.stderr)
-    encoder.model.train()
-    for step in bar:
-        rows = next(batches, None)
-        if rows is None:
-            order = quadruples(train_labels, positive, seed, epoch)
-            batches = iter([order[i:i + config.batch_size] for i in range(0, len(order), config.batch_size)
-                            if len(order) - i >= 2])
-            epoch, rows = epoch + 1, next(batches)
+    def epoch_batches(epoch: int) -> list[np.ndarray]:
+        order = quadruples(train_labels, positive, seed, epoch)
+        return [order[i:i + config.batch_size] for i in range(0, len(order), config.batch_size)
+                if len(order) - i >= 2]
+
+    def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
         texts = [train_texts[i] for column in range(4) for i in rows[:, column]]
-        loss, parts = step_loss(encoder, objective, config, texts, generator)
-        if not math.isfinite(loss.item()):
-            raise BenchError(f"SentiCSE loss became {loss.item()} at step {step}; lower the learning rate")
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        schedule.step()
-        window.append({"loss": loss.item(), **parts})
-        if step % config.log_every == 0 or step == config.steps:
-            curve.append({"step": step, **{k: float(np.mean([w.get(k, 0.0) for w in window]))
-                                           for k in window[0]}})
-            window = []
-            bar.set_postfix(loss=f"{curve[-1]['loss']:.3f}", best_val=f"{best['sgts']:.3f}")
-        if step % config.eval_every == 0 or step == config.steps:
-            score = validation_sgts(encoder, valid_texts, valid_labels, seed)
-            encoder.model.train()
-            history.append({"step": step, "val_sgts": score, "seconds": round(time.time() - started, 1)})
-            if score > best["sgts"]:
-                best = {"step": step, "sgts": score}
-                best_state = copy.deepcopy(encoder.model.state_dict())
-            bar.set_postfix(loss=f"{curve[-1]['loss']:.3f}" if curve else "-", best_val=f"{best['sgts']:.3f}")
-    bar.close()
-    encoder.model.load_state_dict(best_state)
-    encoder.model.eval()
+        return step_loss(encoder, objective, config, texts, generator)
+
+    run = train_loop(Trained(encoder, objective), epoch_batches, loss,
+                     lambda: validation_sgts(encoder, valid_texts, valid_labels, seed), config.loop(),
+                     description="SentiCSE", progress=progress)
     encoder.save(out_dir)
     head_source = objective.head.source if objective.head else "none (no word-level objective)"
     report = {
-        "method": "senticse", "config": dataclasses.asdict(config), "seed": seed, "epochs_started": epoch,
-        "best_step": best["step"], "best_val_sgts": best["sgts"], "base_val_sgts": history[0]["val_sgts"],
-        "val_history": history, "loss_curve": curve, "mlm_head": head_source,
+        "method": "senticse", "config": dataclasses.asdict(config), "seed": seed, "epochs_started": run.epochs,
+        "best_step": run.best_step, "best_val_sgts": run.best_score, "base_val_sgts": run.history[0][1],
+        "training": run.report(), "mlm_head": head_source,
         "lexicon": SENTIWORDNET_SOURCE if lexicon is None else "caller-supplied lexicon",
         "pooling": encoder.pooling, "max_length": encoder.max_length, "train_max_length": config.max_length,
-        "fit_seconds": round(time.time() - started, 1),
+        "fit_seconds": run.seconds,
         "notes": f"SentiCSE; MLM head: {head_source}; checkpoint chosen on validation SgTS "
-                 f"(step {best['step']} of {config.steps}).",
+                 f"(step {run.best_step} of {config.steps}).",
     }
     (Path(out_dir) / LOG_FILE).write_text(json.dumps(report, indent=2))
     return report
@@ -255,7 +225,7 @@ def train(request) -> dict[str, Any]:
 
     config = resolve_config(request.preset, request.options)
     try:  # the base first: a hub-only base fails here, offline, before any data work
-        encoder = load_trainable(request.base, device=request.device)
+        encoder = load_trainable(request.base_card, device=request.device)
     except BenchError as error:  # keep the reason (first sentence), replace the advice with SentiCSE's own
         reason = str(error).split(". ")[0].rstrip(".")
         raise BenchError(f"SentiCSE cannot load its base '{request.base}': {reason}. Instead run "

@@ -1,0 +1,87 @@
+"""What a trained checkpoint folder is, and how it loads back as an `Encoder`.
+
+Three kinds, told apart by the files in the folder:
+- a transformers folder (`config.json` + safetensors, `TransformerEncoder.save`), with sentibench's
+  pooling record;
+- a sentence-transformers folder (`modules.json`);
+- a sentibench module checkpoint (`sentibench_encoder.json` + `model.safetensors`): any encoder that is not a
+  transformer (SIFTER-LSTM, for one). The JSON names a registered encoder *kind* and holds its
+  constructor config; the kind's loader rebuilds the module from that config and the safetensors weights.
+  Nothing is unpickled and no code named by the file is imported: the kind must be one a method package
+  registered with `register_encoder_kind`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sentibench.errors import BenchError
+
+MODULE_CONFIG = "sentibench_encoder.json"
+MODULE_WEIGHTS = "model.safetensors"
+
+ModuleLoader = Callable[[Path, dict[str, Any], str | None], Any]  # (folder, config, device) -> Encoder
+_KINDS: dict[str, ModuleLoader] = {}
+
+
+def register_encoder_kind(kind: str, loader: ModuleLoader) -> None:
+    """Declare how a module checkpoint of `kind` loads (a method package calls this at import)."""
+    _KINDS[kind] = loader
+
+
+def checkpoint_kind(folder: Path) -> str | None:
+    """"module", "sentence-transformers", "transformers", or None when the folder holds no checkpoint."""
+    folder = Path(folder)
+    if (folder / MODULE_CONFIG).is_file():
+        return "module"
+    if (folder / "modules.json").is_file():
+        return "sentence-transformers"
+    if (folder / "config.json").is_file():
+        return "transformers"
+    return None
+
+
+def save_module_checkpoint(folder: Path, kind: str, config: dict[str, Any], state: dict[str, Any],
+                           extra_files: dict[str, str] | None = None) -> None:
+    """Write a module checkpoint: safetensors weights plus a JSON config naming its `kind`."""
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.detach().contiguous().cpu() for k, v in state.items()}, str(folder / MODULE_WEIGHTS))
+    for name, text in (extra_files or {}).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / MODULE_CONFIG).write_text(json.dumps({"kind": kind, "config": config}, indent=2, sort_keys=True))
+
+
+def read_module_checkpoint(folder: Path) -> tuple[str, dict[str, Any]]:
+    try:
+        record = json.loads((Path(folder) / MODULE_CONFIG).read_text(encoding="utf-8"))
+        return str(record["kind"]), dict(record["config"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BenchError(f"checkpoint {folder}: {MODULE_CONFIG} is not a valid record ({error})") from None
+
+
+def load_state(folder: Path, device: str | None = None) -> dict[str, Any]:
+    """A module checkpoint's tensors, from safetensors only."""
+    from safetensors.torch import load_file
+
+    path = Path(folder) / MODULE_WEIGHTS
+    if not path.is_file():
+        raise BenchError(f"checkpoint {folder}: no {MODULE_WEIGHTS} (module checkpoints are safetensors only)")
+    return load_file(str(path), device=device or "cpu")
+
+
+def load_module_checkpoint(folder: Path, device: str | None = None):
+    """The encoder a module checkpoint describes, through its registered kind."""
+    from sentibench.models.methods import methods
+
+    kind, config = read_module_checkpoint(folder)
+    if kind not in _KINDS:
+        methods()  # method packages register their encoder kinds on import
+    if kind not in _KINDS:
+        raise BenchError(f"checkpoint {folder}: unknown encoder kind '{kind}'; known: {', '.join(sorted(_KINDS))}")
+    return _KINDS[kind](Path(folder), config, device)

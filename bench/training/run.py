@@ -1,0 +1,156 @@
+"""`bench train` and trained cards on first use: run a registered method into a checkpoint folder plus a
+model card. The method does the learning (through `training.loop`); this module does the bookkeeping:
+where the checkpoint goes (atomically: a method's partial output never looks finished), the training
+report beside it, and the card recording recipe, data hash and training data.
+
+Safety: a card or command-line name is a file name, never a path; a user's `--output` folder is never
+deleted or overwritten (it must be new or empty); only folders this module created are removed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sentibench.errors import BenchError, UnavailableError
+from sentibench.io import atomic_write_json, atomic_write_text
+from sentibench.models.cards import ModelCard, read_card, user_cards_dir
+from sentibench.models.loaders import card_for, weights_folder
+from sentibench.models.methods import TrainRequest, check_preset, get_method
+from sentibench.paths import cache_dir
+from sentibench.training.checkpoint import checkpoint_kind
+
+DONE_FILE = "training_report.json"
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
+
+
+def recipe_hash(recipe: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def make_recipe(method: str, base: str, data: str, preset: str, seed: int = 0,
+                options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The recipe a card records and its checkpoint folder is named by (one normal form)."""
+    return {"method": method, "base": base, "data": data, "preset": preset, "seed": int(seed),
+            "options": dict(sorted((options or {}).items()))}
+
+
+def _cache_folder(name: str, recipe: dict[str, Any]) -> Path:
+    return cache_dir("checkpoints") / f"{name}-{recipe_hash(recipe)}"
+
+
+def check_name(name: str) -> str:
+    """A card / checkpoint name: letters, digits, '.', '_', '-', starting with a letter or digit."""
+    if not SAFE_NAME.fullmatch(name) or ".." in name:
+        raise BenchError(f"model name {name!r} is not allowed: use letters, digits, '.', '_' and '-' "
+                         "(no path separators), starting with a letter or digit")
+    return name
+
+
+def _check_output(out_dir: Path) -> None:
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise BenchError(f"--output {out_dir} already exists and is not an empty folder; sentibench never "
+                         "overwrites a folder it did not create: choose a new path")
+
+
+def train(method: str, base: str, data: str, preset: str, seed: int = 0, options: dict[str, Any] | None = None,
+          out_dir: Path | None = None, name: str | None = None, device: str | None = None,
+          write_card: bool = True) -> ModelCard | None:
+    """Train; write the checkpoint, its training report and (unless `write_card` is False) a card."""
+    from sentibench.data import get_dataset
+
+    chosen = get_method(method)
+    check_preset(chosen, preset)
+    base_card = card_for(base)  # a card name, a local folder or a hub id; fails early when unknown
+    recipe = make_recipe(method, base, data, preset, seed, options)
+    name = check_name(name or f"{method}-{base_card.name}-{data}-{preset}-s{seed}"
+                      + (f"-{recipe_hash(recipe)[:6]}" if options else ""))
+    user_folder = out_dir is not None
+    out_dir = Path(out_dir) if user_folder else _cache_folder(name, recipe)
+    if user_folder:
+        _check_output(out_dir)
+    data_hash = get_dataset(data).content_hash
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.partial-"))
+    try:
+        print(f"training {method} ({preset} preset) from {base} on {data} -> {out_dir}", file=sys.stderr)
+        started = time.time()
+        report = chosen.train(TrainRequest(method=method, base=base, base_card=base_card, data=data,
+                                           preset=preset, seed=seed, out_dir=tmp, device=device,
+                                           options=dict(options or {})))
+        if checkpoint_kind(tmp) is None:
+            raise BenchError(f"method '{method}' finished without writing a checkpoint")
+        report = {**report, "recipe": recipe, "data_hash": data_hash,
+                  "train_seconds": round(time.time() - started, 1)}
+        atomic_write_json(tmp / DONE_FILE, report)
+        if out_dir.exists() and not user_folder:  # our own cache folder from an earlier, unfinished recipe
+            shutil.rmtree(out_dir)
+        elif out_dir.exists():
+            out_dir.rmdir()  # empty (checked above)
+        tmp.rename(out_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not write_card:
+        return None
+    card = {
+        "name": name, "loader": "trained", "revision": f"{recipe_hash(recipe)}-data-{data_hash[:12]}",
+        "description": f"{chosen.description} Trained by sentibench from {base} on {data} ({preset} preset, "
+                       f"seed {seed}).",
+        "recipe": recipe, "base": base, "checkpoint": str(out_dir.resolve()),
+        "training_data": sorted({data, *report.get("training_data", []), *base_card.training_data}),
+        "max_length": report.get("max_length"), "embedding_size": report.get("embedding_size")
+        or base_card.embedding_size, "parameters": report.get("parameters") or base_card.parameters,
+        "citation": chosen.reference, "notes": report.get("notes", ""),
+    }
+    card = {k: v for k, v in card.items() if v not in (None, "")}
+    card_path = user_cards_dir() / f"{name}.yaml"
+    atomic_write_text(card_path, yaml.safe_dump(card, sort_keys=False))
+    print(f"wrote {card_path}", file=sys.stderr)
+    return read_card(card_path)
+
+
+def _require_base(card: ModelCard) -> None:
+    """Fail in one line, before any training starts, when the recipe's base cannot be had here."""
+    recipe = card.recipe
+    try:
+        weights_folder(card_for(recipe["base"]))
+    except UnavailableError as error:
+        raise UnavailableError(
+            f"model '{card.name}' must first be trained from '{recipe['base']}': {error} Instead run "
+            f"`bench train {recipe['method']} --base all-minilm-l6-v2 --data {recipe['data']} --preset cpu` "
+            f"or use a card trained offline (e.g. senticse-minilm).") from None
+
+
+def ensure_trained(card: ModelCard) -> Path:
+    """A trained card's checkpoint folder; trains it on first use (the method shows progress and ETA)."""
+    if card.checkpoint and (Path(card.checkpoint) / DONE_FILE).exists():
+        return Path(card.checkpoint)
+    recipe = card.recipe
+    folder = _cache_folder(check_name(card.name), make_recipe(
+        recipe["method"], recipe["base"], recipe["data"], recipe["preset"], recipe.get("seed", 0),
+        recipe.get("options")))
+    if not (folder / DONE_FILE).exists():
+        _require_base(card)
+        print(f"model '{card.name}' has no checkpoint yet: training it now ({recipe['method']}, "
+              f"{recipe['preset']} preset).", file=sys.stderr)
+        train(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], int(recipe.get("seed", 0)),
+              options=recipe.get("options"), name=card.name, write_card=False)
+    return folder
+
+
+def ready(card: ModelCard) -> ModelCard:
+    """The card with its weights in place: a trained card gets its checkpoint (training it on first use),
+    so loaders never call back into training."""
+    if card.loader != "trained":
+        return card
+    return dataclasses.replace(card, checkpoint=str(ensure_trained(card)))
