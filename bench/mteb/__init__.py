@@ -1,0 +1,59 @@
+"""MTEB interoperability, both ways (optional extra: `pip install "sentibench[mteb]"`).
+
+- `export_results(results, output)`: our result files as a tree that `mteb.ResultCache(output)` loads with
+  its defaults (model_meta.json, MTEB's model naming, MTEB's task names and eval splits); `export.py`.
+- `get_tasks(names)`: sentibench tasks as mteb task classes with data from our packaged datasets; `tasks.py`.
+- `get_model(name)`: any sentibench model card as an mteb encoder with a `ModelMeta`; `encoder.py`.
+- `model_meta(card)`: the `ModelMeta` a card describes; `meta.py`.
+
+mteb is imported only when one of these is called; without it they raise a one-line `BenchError`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sentibench.errors import BenchError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MTEB_PIN = "2.26.24"  # the version the extra installs and the tests run against
+
+
+def require_mteb() -> Any:
+    """The `mteb` module, or a one-line error saying how to install it."""
+    try:
+        import mteb
+    except ImportError:
+        raise BenchError(f'this needs mteb: pip install "sentibench[mteb]" (mteb=={MTEB_PIN})') from None
+    return mteb
+
+
+def get_tasks(names: list[str] | None = None) -> list:
+    """sentibench tasks (names or groups; default: every task with an mteb form) as mteb task objects."""
+    from sentibench.mteb.tasks import get_tasks as _get_tasks
+
+    return _get_tasks(names)
+
+
+def get_model(name: str, device: str | None = None):
+    """The model card (or local folder) `name` as an mteb encoder."""
+    from sentibench.mteb.encoder import get_model as _get_model
+
+    return _get_model(name, device=device)
+
+
+def model_meta(card):
+    from sentibench.mteb.meta import model_meta as _model_meta
+
+    return _model_meta(card)
+
+
+def export_results(results: Path, output: Path):
+    from sentibench.mteb.export import export_results as _export
+
+    return _export(results, output)
+
+
+__all__ = ["MTEB_PIN", "export_results", "get_model", "get_tasks", "model_meta", "require_mteb"]

@@ -1,0 +1,105 @@
+"""`bench export mteb`: our results as a tree that `mteb.ResultCache(output)` loads with its defaults.
+
+Layout written: `<output>/results/<org>__<name>/<revision>/<Task>.json` plus `model_meta.json` in each
+revision folder (`meta.py` says how name and revision are chosen). Each file is an MTEB `TaskResult`:
+- a task MTEB also has (`twins.py`) takes MTEB's name and only MTEB's eval split; our other splits (STS-B's
+  dev) move to the file's `sentibench.other_splits`, so mteb's split averages match its own results;
+- every other task keeps its sentibench name and splits (mteb loads it; for task types and aggregation
+  pass `sentibench.mteb.get_tasks()` to mteb, see docs/mteb.md);
+- `dataset_revision` is our dataset's content hash; a twin's file also names MTEB's dataset and revision
+  and states how our data differs (`sentibench.mteb_twin`);
+- `mteb_version` is the installed mteb's, whose TaskResult format the file follows (the scores were
+  computed by sentibench: the full provenance stays in the `sentibench` block, which mteb ignores).
+Smoke runs (`--limit`) are not exported. The committed results layout is not changed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sentibench.errors import BenchError
+from sentibench.io import atomic_write_json, atomic_write_text
+from sentibench.models.cards import ModelCard, all_cards
+from sentibench.mteb import require_mteb
+from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
+from sentibench.mteb.twins import TWINS
+from sentibench.results import StoredResult, iter_results
+
+
+@dataclass
+class ExportReport:
+    written: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)  # smoke runs, or a twin without MTEB's split
+    models: set[tuple[str, str]] = field(default_factory=set)  # (MTEB name, revision)
+
+
+def card_from_provenance(model: dict[str, Any]) -> ModelCard:
+    """The card a result was made with: the current card when its revision is unchanged (it carries the
+    license, citation and hub revision), else one rebuilt from the result's own record."""
+    current = all_cards().get(model["name"])
+    if current is not None and current.revision == model["revision"]:
+        return current
+    return ModelCard(description="rebuilt from a result's provenance", **model)
+
+
+def mteb_task_result(stored: StoredResult, mteb_version: str) -> dict[str, Any] | None:
+    """The TaskResult dictionary mteb reads for one of our result files (None: nothing MTEB could score)."""
+    data, provenance = stored.data, dict(stored.provenance)
+    twin = TWINS.get(stored.task_name)
+    scores = data["scores"]
+    if twin is not None:
+        if twin.split not in scores:
+            return None
+        provenance["other_splits"] = {split: values for split, values in scores.items() if split != twin.split}
+        provenance["mteb_twin"] = {"sentibench_task": stored.task_name, "difference": twin.difference,
+                                   "mteb_dataset": dict(_mteb_task(twin.name).metadata.dataset)}
+        scores = {twin.split: scores[twin.split]}
+    return {"dataset_revision": data["dataset_revision"], "task_name": twin.name if twin else stored.task_name,
+            "mteb_version": mteb_version, "scores": scores, "evaluation_time": data.get("evaluation_time"),
+            "kg_co2_emissions": None, "sentibench": provenance}
+
+
+def _mteb_task(name: str):
+    import mteb
+
+    return mteb.get_task(name)
+
+
+def export_results(results: Path, output: Path) -> ExportReport:
+    """Write every non-smoke result under `results` as an MTEB results tree under `output/results`."""
+    require_mteb()
+    results, output = Path(results), Path(output)
+    if not results.is_dir():
+        raise BenchError(f"no results folder '{results}'")
+    if output.resolve() == results.resolve() or results.resolve() in output.resolve().parents:
+        raise BenchError(f"export to a folder outside '{results}' (the sentibench results stay as they are)")
+    mteb_version = metadata.version("mteb")
+    report, metas = ExportReport(), {}
+    for stored in iter_results(results):
+        if stored.provenance.get("limit") is not None or "model" not in stored.provenance:
+            report.skipped.append(stored.path)
+            continue
+        card = card_from_provenance(stored.provenance["model"])
+        exported = mteb_task_result(stored, mteb_version)
+        if exported is None:
+            report.skipped.append(stored.path)
+            continue
+        name, revision = mteb_model_name(card), mteb_revision(card)
+        folder = output / "results" / name.replace("/", "__").replace(" ", "_") / revision
+        target = folder / f"{exported['task_name']}.json"
+        if target in report.written:
+            raise BenchError(f"{stored.path} and another result both export to {target}")
+        atomic_write_json(target, exported)
+        report.written.append(target)
+        report.models.add((name, revision))
+        metas.setdefault(folder, card)
+    for folder, card in metas.items():
+        meta = model_meta(card).to_dict()
+        meta["training_datasets"] = sorted(meta["training_datasets"] or []) or None  # a set: sorted, same bytes
+        meta = json.dumps(meta, default=str, indent=2, sort_keys=True)
+        atomic_write_text(folder / "model_meta.json", meta + "\n")
+    return report

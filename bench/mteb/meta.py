@@ -1,0 +1,94 @@
+"""A model card as MTEB sees a model: its name, revision and `ModelMeta`.
+
+Naming (MTEB's results layout is `<org>__<name>/<revision>/<Task>.json` beside a `model_meta.json`):
+- a card with a `hub_id` is that hub id (`sentence-transformers/all-MiniLM-L6-v2`), so our results sit beside
+  MTEB's published ones; any other card is `sentibench/<card name>` (MTEB requires an organisation);
+- the revision is the card's `hub_revision` (the hub commit whose weight file has the same sha256 as ours)
+  where known, else the card's own revision, verbatim. It must be usable as a folder name as it is: MTEB
+  looks results up by `<name>/<revision>` and never maps a rewritten string back. Our own revision always
+  stays in the result's `sentibench` provenance.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sentibench.errors import BenchError
+from sentibench.models.cards import ModelCard, all_cards
+from sentibench.mteb import require_mteb
+
+FRAMEWORKS = {"sentence-transformers": ["Sentence Transformers", "PyTorch"], "bow": ["NumPy"], "random": ["NumPy"]}
+"""MTEB's framework names per card loader; every other loader is a transformers checkpoint."""
+NO_WEIGHTS = ("bow", "random")
+SAFE_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")
+
+
+def mteb_model_name(card: ModelCard) -> str:
+    return card.hub_id or f"sentibench/{card.name}"
+
+
+def mteb_revision(card: ModelCard) -> str:
+    revision = card.hub_revision or card.revision
+    if not SAFE_REVISION.fullmatch(revision):
+        raise BenchError(f"model '{card.name}': revision '{revision}' is not usable as a folder name, so MTEB "
+                         "could not find results by it; give the card a revision of letters, digits and ._=+-")
+    return revision
+
+
+def _base_card(card: ModelCard) -> ModelCard | None:
+    base = card.base or card.recipe.get("base")
+    return all_cards().get(base) if base else None
+
+
+def training_task_names(card: ModelCard) -> set[str]:
+    """Our tasks (and their MTEB twins) on datasets this model saw in training or checkpoint selection."""
+    from sentibench.mteb.twins import TWINS
+    from sentibench.tasks.registry import all_tasks
+
+    seen = set(card.training_data)
+    names = {t.name for t in all_tasks().values() if t.metadata.dataset in seen}
+    return names | {TWINS[name].name for name in names if name in TWINS}
+
+
+def _license(card: ModelCard) -> str | None:
+    from typing import get_args
+
+    from mteb.types import Licenses
+
+    text = card.license.strip().lower()
+    return text if text in get_args(Licenses) else (None if not text else "not specified")
+
+
+def model_meta_fields(card: ModelCard) -> dict[str, Any]:
+    """The `ModelMeta` keyword arguments for a card (see the module docstring for name and revision)."""
+    base = _base_card(card)
+    max_length = card.max_length or (base.max_length if base else None)
+    downloadable = bool(card.hub_id or card.package or card.registry) or card.loader in NO_WEIGHTS
+    return dict(
+        loader=None, name=mteb_model_name(card), revision=mteb_revision(card), release_date=None,
+        languages=["eng-Latn"], n_parameters=card.parameters, memory_usage_mb=None,
+        max_tokens=float(max_length) if max_length else None, embed_dim=card.embedding_size,
+        license=_license(card), open_weights=downloadable,  # a trained card's weights are made locally, unpublished
+        public_training_code=None, public_training_data=None,
+        framework=FRAMEWORKS.get(card.loader, ["PyTorch", "Transformers"]),
+        reference=f"https://huggingface.co/{card.hub_id}" if card.hub_id else None,
+        similarity_fn_name=_cosine(), use_instructions=False,
+        training_datasets=training_task_names(card) or None,
+        adapted_from=mteb_model_name(base) if base else None,
+        citation=card.citation or None,
+    )
+
+
+def _cosine():
+    from mteb.models.model_meta import ScoringFunction
+
+    return ScoringFunction.COSINE  # every sentibench task compares vectors by cosine
+
+
+def model_meta(card: ModelCard):
+    """The card's `mteb.models.ModelMeta` (metadata only: `loader` is None; `encoder.get_model` runs it)."""
+    require_mteb()
+    from mteb.models import ModelMeta
+
+    return ModelMeta(**model_meta_fields(card))
