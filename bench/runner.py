@@ -14,6 +14,7 @@ from datasets import Dataset
 from sentibench.cache import CachedEncoder
 from sentibench.data import get_dataset
 from sentibench.errors import BenchError, UnavailableError
+from sentibench.inprocess import InProcessModel
 from sentibench.models.cards import ModelCard
 from sentibench.models.loaders import card_for, describe, load_encoder, load_trainable
 from sentibench.training.run import ready
@@ -102,12 +103,13 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance)
 
 
-def run(models: list[str], tasks: list[Task], output_folder: Path, overwrite: OverwriteStrategy = "only-missing",
-        seed: int = 0, limit: int | None = None, batch_size: int = 32, device: str | None = None,
-        use_cache: bool = True) -> RunReport:
+def run(models: list[str | InProcessModel], tasks: list[Task], output_folder: Path,
+        overwrite: OverwriteStrategy = "only-missing", seed: int = 0, limit: int | None = None,
+        batch_size: int = 32, device: str | None = None, use_cache: bool = True) -> RunReport:
     report = RunReport()
     for model in models:
-        card = card_for(model)
+        in_process = isinstance(model, InProcessModel)  # a Python object named by the user
+        card = model.card if in_process else card_for(model)
         pending = []
         for task in tasks:
             path = result_path(output_folder, card.name, card.revision, task.name)
@@ -118,11 +120,13 @@ def run(models: list[str], tasks: list[Task], output_folder: Path, overwrite: Ov
         if not pending:
             continue
         card = ready(card)  # a trained card gets its checkpoint (trained now on first use)
-        encoder = load_encoder(card, device=device, use_cache=use_cache)  # an unusable model stops the run
+        # an unusable model stops the run
+        encoder = model.open(use_cache) if in_process else load_encoder(card, device=device, use_cache=use_cache)
         others = EncoderPool({card.name: encoder}, device, use_cache)
+        trainable = model.trainable if in_process else (lambda card=card: load_trainable(card, device=device))
         context = EvalContext(seed=seed, batch_size=batch_size, limit=limit, model_name=card.name,
                               load_encoder=others.get, reference_model=card.reference_model,
-                              load_trainable=lambda card=card: load_trainable(card, device=device))
+                              load_trainable=trainable)
         for task, path in pending:
             try:
                 write_result(path, evaluate_one(card, encoder, task, context))

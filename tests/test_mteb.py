@@ -113,3 +113,108 @@ def test_stsb_data_matches_mtebs_descriptive_statistics():
     assert len(set(second)) == stats["text2_statistics"]["unique_texts"]
     assert np.mean(gold) == pytest.approx(stats["label_statistics"]["avg_score"], abs=1e-12)
     assert stats["number_of_characters"] - sum(map(len, first + second)) == 13
+
+
+# --- our tasks and encoders inside mteb ------------------------------------------------------------------
+
+def _run_in_mteb(model, tasks, cache=None):
+    return mteb.evaluate(model, tasks=tasks, cache=cache, show_progress_bar=False).task_results
+
+
+@pytest.mark.parametrize("encoder_kind", ["fake", "random"])
+def test_sgts_inside_mteb_equals_sentibench_on_the_same_pairs(fixture_task, fake_encoder, encoder_kind):
+    from sentibench.models.baselines import RandomEncoder
+    from sentibench.mteb import get_model, get_tasks
+    from sentibench.tasks.base import EvalContext
+
+    encoder = fake_encoder if encoder_kind == "fake" else RandomEncoder(dimension=16)
+    ours = fixture_task.evaluate(encoder, EvalContext(seed=0))
+    (task,) = get_tasks([fixture_task.name])
+    task.load_data()
+    rows = task.dataset["test"]
+    mteb_pairs = [(a, b, int(g)) for a, b, g in zip(rows["sentence1"], rows["sentence2"], rows["score"])]
+    assert hashlib.sha256(json.dumps(mteb_pairs, ensure_ascii=False).encode()).hexdigest() == ours.details["pairs_hash"]
+    (result,) = _run_in_mteb(get_model(f"{encoder_kind}-encoder", encoder=encoder), [task])
+    assert result.task_name == fixture_task.name and list(result.scores) == ["test"]
+    assert result.get_score() == pytest.approx(ours.scores["test"]["main_score"], abs=1e-9)
+
+
+def test_protocol_tasks_run_inside_mteb_with_our_scores(fixture_task, fake_encoder):
+    from sentibench.mteb import get_model, get_tasks
+    from sentibench.tasks.base import EvalContext, TaskMetadata
+    from sentibench.tasks.probe import LinearProbe
+    from sentibench.tasks.registry import all_tasks, register
+
+    if "probe-fixture-reviews" not in all_tasks():
+        register(LinearProbe(TaskMetadata(
+            name="probe-fixture-reviews", type="Classification", dataset="fixture-reviews", eval_splits=("test",),
+            main_score="accuracy", description="fixture probe", reference="-"), folds=4))
+    probe = all_tasks()["probe-fixture-reviews"]
+    ours = probe.evaluate(fake_encoder, EvalContext(seed=0))
+    (task,) = get_tasks([probe.name])
+    assert task.metadata.type == "Classification"
+    (result,) = _run_in_mteb(get_model("fake-encoder", encoder=fake_encoder), [task])
+    assert result.get_score() == ours.scores["test"]["main_score"]
+
+
+def test_mteb_results_of_our_tasks_load_back_with_the_task_objects(tmp_path, fixture_task, fake_encoder):
+    from sentibench.mteb import get_model, get_tasks
+
+    _run_in_mteb(get_model("fake-encoder", encoder=fake_encoder), get_tasks([fixture_task.name]),
+                 cache=mteb.ResultCache(tmp_path))
+    loaded = mteb.ResultCache(tmp_path).load_results(tasks=get_tasks([fixture_task.name]), validate_and_filter=True)
+    (model,) = loaded.model_results
+    assert model.model_name == "sentibench/fake-encoder" and model.task_results[0].task_name == fixture_task.name
+    assert loaded.to_dataframe().shape[0] == 1  # per-task tables work for tasks mteb does not know
+    with pytest.raises(KeyError):  # what the private task registry prevents: anything keyed on task type
+        loaded.get_aggregated_scores()
+
+
+def test_exported_sgts_results_validate_against_our_task_metadata(exported):
+    from sentibench.mteb import get_tasks
+
+    output, _ = exported
+    tasks = get_tasks(["sgts"])
+    loaded = mteb.ResultCache(output).load_results(tasks=tasks, validate_and_filter=True)
+    committed = [r for r in iter_results(COMMITTED_RESULTS)
+                 if r.task_name.startswith("sgts-") and r.provenance.get("limit") is None]
+    assert sum(len(m.task_results) for m in loaded) == len(committed)
+
+
+def test_tasks_without_an_mteb_form_are_named():
+    from sentibench.mteb import get_tasks
+
+    with pytest.raises(BenchError, match="fine-tunes"):
+        get_tasks(["fewshot-senticse-k1-mr"])
+    assert {t.metadata.name for t in get_tasks(["sgts-mr", "sts-stsb"])} == {"sgts-mr", "sts-stsb"}
+
+
+def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
+    from mteb.models.model_meta import ScoringFunction
+
+    from sentibench.models.baselines import RandomEncoder
+    from sentibench.mteb import get_model
+    from sentibench.mteb.encoder import MtebModelEncoder
+
+    model = get_model("random", use_cache=False)
+    assert isinstance(model, mteb.EncoderProtocol)
+    assert model.mteb_model_meta.similarity_fn_name is ScoringFunction.COSINE
+    assert model.mteb_model_meta.name == "sentibench/random"
+    texts = ["a fine film", "a dull film", "a fine film"]
+    np.testing.assert_array_equal(MtebModelEncoder(model).encode(texts, batch_size=2), RandomEncoder(384).encode(texts))
+
+
+@pytest.mark.slow
+def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
+    """all-MiniLM-L6-v2 on our STS-B test and dev pairs: mteb's STS evaluator and `bench run -t sts-stsb`."""
+    from sentibench.mteb import get_model, get_tasks
+    from sentibench.results import read_result
+    from sentibench.runner import run
+    from sentibench.tasks.registry import resolve
+
+    report = run(["all-minilm-l6-v2"], resolve(["sts-stsb"]), tmp_path)
+    ours = read_result(report.written[0]).data["scores"]
+    (result,) = _run_in_mteb(get_model("all-minilm-l6-v2"), get_tasks(["sts-stsb"]))
+    for split in ("test", "validation"):
+        assert result.get_score(splits=[split]) == pytest.approx(ours[split][0]["main_score"], abs=1e-6)
+    assert round(result.get_score(splits=["test"]), 4) == 0.8203

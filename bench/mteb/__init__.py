@@ -30,18 +30,18 @@ def require_mteb() -> Any:
     return mteb
 
 
-def get_tasks(names: list[str] | None = None) -> list:
+def get_tasks(names: list[str] | None = None, seed: int = 0) -> list:
     """sentibench tasks (names or groups; default: every task with an mteb form) as mteb task objects."""
     from sentibench.mteb.tasks import get_tasks as _get_tasks
 
-    return _get_tasks(names)
+    return _get_tasks(names, seed=seed)
 
 
-def get_model(name: str, device: str | None = None):
-    """The model card (or local folder) `name` as an mteb encoder."""
+def get_model(name: str, **kwargs: Any):
+    """The model card (or local folder, or an in-process `encoder=` called `name`) as an mteb encoder."""
     from sentibench.mteb.encoder import get_model as _get_model
 
-    return _get_model(name, device=device)
+    return _get_model(name, **kwargs)
 
 
 def model_meta(card):

@@ -1,0 +1,123 @@
+"""Encoders across the two protocols.
+
+- `SentibenchEncoder`: a sentibench model card (packaged, trained on first use, local folder, hub id) as an
+  mteb encoder (`mteb.models.AbsEncoder`), with the card's `ModelMeta` (cosine as `ScoringFunction`), behind
+  our embedding cache. `get_model(name)` builds it; `mteb.evaluate(get_model("senticse-minilm"), tasks)` runs
+  any mteb task on it (MTEB's own tasks need the Hub for their data; `sentibench.mteb.get_tasks` never does).
+  The bag-of-words baseline fits on a sentibench task's train split first, so it runs on our tasks only.
+- `MtebModelEncoder`: any mteb encoder (`mteb.get_model(...)`, a wrapper with `mteb_model_meta`) as a
+  sentibench encoder, `encode(texts) -> float32 [n, d]`; used by our protocol tasks inside mteb and by
+  `bench`'s runner for in-process models (`sentibench.inprocess`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from sentibench.encoders import Encoder
+from sentibench.errors import BenchError
+from sentibench.mteb import require_mteb
+from sentibench.mteb.meta import model_meta
+
+
+def _texts(inputs) -> list[str]:
+    return [text for batch in inputs for text in batch["text"]]
+
+
+def _encoder_class() -> type:
+    require_mteb()
+    from mteb.models.abs_encoder import AbsEncoder
+
+    class SentibenchEncoder(AbsEncoder):
+        """A sentibench model inside mteb (see the module docstring)."""
+
+        def __init__(self, model_name: str, revision: str | None = None, *, device: str | None = None,
+                     use_cache: bool = True, encoder: Encoder | None = None, **kwargs: Any) -> None:
+            """`model_name`: a card, local folder or hub id; or any name for an in-process `encoder`."""
+            from sentibench.models.cards import ModelCard
+            from sentibench.models.loaders import card_for, load_encoder
+            from sentibench.training.run import ready
+
+            if encoder is not None:
+                card = ModelCard(name=model_name, loader="in-process", description="in-process encoder",
+                                 revision=revision or "in-process")
+            else:
+                card = ready(card_for(model_name))
+                if revision is not None and revision not in (card.revision, card.hub_revision):
+                    raise BenchError(f"model '{card.name}' is at revision {card.revision}, not {revision}")
+                encoder = load_encoder(card, device=device, use_cache=use_cache)
+            self.card, self.model = card, encoder
+            self.mteb_model_meta = model_meta(card)
+            self._fitted_on: str | None = None
+
+        def encode(self, inputs, *, task_metadata, hf_split: str, hf_subset: str, prompt_type=None,
+                   **kwargs: Any) -> np.ndarray:
+            self._fit_for(task_metadata.name)
+            return self.model.encode(_texts(inputs), batch_size=kwargs.get("batch_size", 32),
+                                     show_progress_bar=kwargs.get("show_progress_bar"))
+
+        def _fit_for(self, task_name: str) -> None:
+            """Bag-of-words: fit on the sentibench task's train split, as `bench run` does."""
+            fit = getattr(getattr(self.model, "base", self.model), "fit", None)
+            if fit is None or self._fitted_on == task_name:
+                return
+            from sentibench.data import get_dataset
+            from sentibench.runner import split_texts
+            from sentibench.tasks.registry import all_tasks
+
+            task = all_tasks().get(task_name)
+            if task is None:
+                raise BenchError(f"model '{self.card.name}' fits on a sentibench task's train split; "
+                                 f"mteb task '{task_name}' has none here")
+            fit(split_texts(get_dataset(task.metadata.dataset).split("train")))
+            self._fitted_on = task_name
+
+    return SentibenchEncoder
+
+
+def get_model(name: str, device: str | None = None, use_cache: bool = True, encoder: Encoder | None = None):
+    """The sentibench model `name` (card, local folder or hub id), or an in-process sentibench `encoder`
+    called `name`, as an mteb encoder."""
+    return _encoder_class()(name, device=device, use_cache=use_cache, encoder=encoder)
+
+
+GENERIC_TASK = {"name": "sentibench", "type": "STS"}
+"""The task an mteb encoder is told it serves when sentibench calls it outside an mteb task: a symmetric
+sentence-similarity task (prompt-using models pick their STS prompt)."""
+
+
+class MtebModelEncoder:
+    """An mteb encoder as a sentibench encoder (see the module docstring)."""
+
+    def __init__(self, model, task_metadata=None) -> None:
+        require_mteb()
+        meta = getattr(model, "mteb_model_meta", None)
+        self.model = model
+        self.name = meta.name if meta is not None and meta.name else type(model).__name__
+        self.task_metadata = task_metadata or _generic_metadata()
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32,
+               show_progress_bar: bool | None = None) -> np.ndarray:
+        from datasets import Dataset
+        from mteb._create_dataloaders import create_dataloader
+
+        texts = list(texts)
+        loader = create_dataloader(Dataset.from_dict({"text": texts}), task_metadata=self.task_metadata,
+                                   input_column="text", batch_size=batch_size)
+        vectors = self.model.encode(loader, task_metadata=self.task_metadata, hf_split="test",
+                                    hf_subset="default", batch_size=batch_size,
+                                    show_progress_bar=bool(show_progress_bar))
+        if hasattr(vectors, "detach"):
+            vectors = vectors.detach().cpu().float().numpy()
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
+
+def _generic_metadata():
+    from mteb import TaskMetadata
+
+    return TaskMetadata(name=GENERIC_TASK["name"], type=GENERIC_TASK["type"], description="sentibench encoding",
+                        dataset={"path": "sentibench/none", "revision": "none"}, eval_langs=["eng-Latn"],
+                        main_score="cosine_spearman", category="t2t", modalities=["text"])

@@ -1,0 +1,148 @@
+"""sentibench tasks as mteb task classes, with data from our packaged datasets (never the Hub).
+
+- SgTS (`sgts-*`) and STS (`sts-*`) become `AbsTaskSTS` subclasses: mteb's own STS evaluator scores them.
+  SgTS's rows are our balanced pairs (`sentibench.sgts.build_pairs`, the same seed and per-class cap as
+  `bench run`), gold 1 for same polarity and 0 otherwise (min 0, max 1); STS's rows are our pairs split.
+  Both report `cosine_spearman` as main score, so mteb's number is comparable with ours pair for pair.
+- Every other task whose protocol works on frozen embeddings (probe, senteval, retrieval, frozen few-shot)
+  becomes a `SentibenchProtocolTask`: mteb runs it and records it, and the score is computed by our task's
+  own `evaluate` on the mteb model's embeddings. Fine-tuning few-shot tasks (they need torch weights) and
+  the geometry tasks (no MTEB task type fits them) stay sentibench-only.
+
+mteb keeps its task registry private (`mteb.get_tasks._TASKS_REGISTRY`, filled at import from
+`mteb.tasks`), with no public way to add to it: `mteb.get_task("sgts-mr")` fails, and whatever looks a
+result's task up by name (`TaskResult.task`, task types, `get_aggregated_scores()` without a benchmark) raises
+KeyError for our tasks. What works without touching mteb's internals: pass the task objects from
+`get_tasks()` to `mteb.evaluate` and to `ResultCache.load_results(tasks=..., validate_and_filter=True)`, and
+read scores per task (`BenchmarkResults.to_dataframe()`, `TaskResult.get_score()`). The supported route to
+aggregation by task type is to contribute the tasks, with their data on the Hub, to mteb itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sentibench.errors import BenchError
+from sentibench.mteb import require_mteb
+from sentibench.tasks.base import EvalContext, Task
+
+MTEB_TYPES = {"SgTS": "STS", "STS": "STS", "Classification": "Classification",
+              "PairClassification": "PairClassification", "Retrieval": "Retrieval", "FewShot": "Classification"}
+"""sentibench task type -> MTEB task type (SgTS is scored like an STS task: cosine vs a graded gold)."""
+
+
+def mteb_metadata(task: Task):
+    """A `mteb.TaskMetadata` for one of our tasks; the dataset "revision" names our dataset recipe."""
+    from mteb import TaskMetadata
+
+    from sentibench.data import get_spec
+
+    spec = get_spec(task.metadata.dataset)
+    return TaskMetadata(
+        name=task.name, description=f"{task.metadata.description} Protocol: {task.metadata.reference}.",
+        dataset={"path": f"sentibench/{spec.name}", "revision": f"{spec.name}-r{spec.recipe}"},
+        type=MTEB_TYPES[task.metadata.type], category="t2t", modalities=["text"],
+        eval_splits=list(task.metadata.eval_splits), eval_langs=["eng-Latn"], main_score=task.metadata.main_score,
+        license="not specified", dialect=[], sample_creation="found", bibtex_citation=spec.citation or "",
+        is_public=True)
+
+
+def _pairs_dataset(task: Task, split: str, seed: int):
+    """The rows mteb's STS evaluator reads: sentence1, sentence2, score."""
+    from datasets import Dataset
+
+    from sentibench.data import get_dataset
+    from sentibench.sgts import build_pairs
+
+    rows = get_dataset(task.metadata.dataset).split(split)
+    if task.metadata.type == "STS":
+        return Dataset.from_dict({"sentence1": list(rows["sentence1"]), "sentence2": list(rows["sentence2"]),
+                                  "score": [float(s) for s in rows["score"]]})
+    texts = list(rows["text"])
+    pairs = build_pairs(list(rows["label"]), seed, max_per_class=getattr(task, "max_per_class", None))
+    return Dataset.from_dict({"sentence1": [texts[i] for i, _, _ in pairs],
+                              "sentence2": [texts[j] for _, j, _ in pairs],
+                              "score": [float(gold) for _, _, gold in pairs]})
+
+
+def _sts_class(task: Task, seed: int) -> type:
+    from datasets import DatasetDict
+    from mteb.abstasks.sts import AbsTaskSTS
+
+    def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+        if not self.data_loaded:
+            self.dataset = DatasetDict({s: _pairs_dataset(task, s, seed) for s in task.metadata.eval_splits})
+            self.data_loaded = True
+
+    scale = (0, 1) if task.metadata.type == "SgTS" else (0, 5)
+    return type(_class_name(task), (AbsTaskSTS,), {
+        "metadata": mteb_metadata(task), "min_score": scale[0], "max_score": scale[1], "load_data": load_data,
+        "sentibench_task": task, "__doc__": f"sentibench's {task.name} scored by mteb's STS evaluator."})
+
+
+def _protocol_class(task: Task, seed: int) -> type:
+    return type(_class_name(task), (_protocol_base(),), {
+        "metadata": mteb_metadata(task), "sentibench_task": task, "pair_seed": seed,
+        "__doc__": f"sentibench's {task.name}, scored by its own protocol on the mteb model's embeddings."})
+
+
+def _protocol_base() -> type:
+    from mteb import AbsTask
+
+    class SentibenchProtocolTask(AbsTask):
+        """Runs a sentibench task's `evaluate` on an mteb encoder (see the module docstring)."""
+
+        sentibench_task: Task
+        pair_seed: int = 0
+
+        def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
+            self.dataset = {split: None for split in self.metadata.eval_splits}  # our task reads its own data
+            self.data_loaded = True
+
+        def _evaluate_subset(self, model, data_split, *, hf_split: str, hf_subset: str, **kwargs: Any) -> dict:
+            from sentibench.mteb.encoder import MtebModelEncoder
+
+            encoder = MtebModelEncoder(model, self.metadata)
+            evaluation = self.sentibench_task.evaluate(encoder, EvalContext(seed=self.pair_seed,
+                                                                            model_name=encoder.name))
+            return dict(evaluation.scores[hf_split])
+
+        def _calculate_descriptive_statistics_from_split(self, split: str, **kwargs: Any):
+            raise NotImplementedError("descriptive statistics are computed by sentibench, not mteb")
+
+        def _push_dataset_to_hub(self, repo_name: str, **kwargs: Any) -> None:
+            raise NotImplementedError("sentibench tasks read packaged data; there is nothing to push")
+
+    return SentibenchProtocolTask
+
+
+def _class_name(task: Task) -> str:
+    return "Sentibench" + "".join(part.capitalize() for part in task.name.replace("_", "-").split("-"))
+
+
+def mteb_task_class(task: Task, seed: int = 0) -> type | None:
+    """The mteb task class for one of our tasks (None when it has no mteb form, see the module docstring)."""
+    if task.metadata.type not in MTEB_TYPES or task.metadata.needs_training:
+        return None
+    if task.metadata.type in ("SgTS", "STS"):
+        return _sts_class(task, seed)
+    return _protocol_class(task, seed)
+
+
+def get_tasks(names: list[str] | None = None, seed: int = 0) -> list:
+    """mteb task objects for sentibench task or group names (default: every task with an mteb form); `seed`
+    draws SgTS pairs and other protocols' samples exactly as `bench run --seed` does."""
+    require_mteb()
+    from sentibench.tasks.registry import all_tasks, resolve
+
+    chosen = resolve(names) if names else list(all_tasks().values())
+    out = []
+    for task in chosen:
+        cls = mteb_task_class(task, seed)
+        if cls is None:
+            if names:
+                raise BenchError(f"task '{task.name}' has no mteb form ({task.metadata.type}"
+                                 f"{', fine-tunes the model' if task.metadata.needs_training else ''})")
+            continue
+        out.append(cls())
+    return out
