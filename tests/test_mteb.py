@@ -218,3 +218,20 @@ def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
     for split in ("test", "validation"):
         assert result.get_score(splits=[split]) == pytest.approx(ours[split][0]["main_score"], abs=1e-6)
     assert round(result.get_score(splits=["test"]), 4) == 0.8203
+
+
+def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task):
+    """mteb's own wrapper around a local sentence-transformers model, given to `runner.run` as an object."""
+    from sentence_transformers import SentenceTransformer
+
+    from sentibench.inprocess import InProcessModel
+    from sentibench.models.loaders import card_for, weights_folder
+    from sentibench.results import read_result
+    from sentibench.runner import run
+
+    st = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")
+    wrapped = mteb.SentenceTransformerEncoderWrapper(st)
+    by_mteb = run([InProcessModel("mteb-minilm", wrapped)], [fixture_task], tmp_path, use_cache=False)
+    by_card = run(["all-minilm-l6-v2"], [fixture_task], tmp_path, use_cache=False)
+    scores = [read_result(r.written[0]).main_score() for r in (by_mteb, by_card)]
+    assert scores[0] == pytest.approx(scores[1], abs=1e-6)
