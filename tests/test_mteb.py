@@ -20,7 +20,7 @@ from sentibench.errors import BenchError
 mteb = pytest.importorskip("mteb")
 
 from sentibench.models.cards import PACKAGED_CARDS, get_card, read_card  # noqa: E402
-from sentibench.mteb.export import export_results  # noqa: E402
+from sentibench.mteb.export import card_from_provenance, export_results  # noqa: E402
 from sentibench.mteb.meta import model_meta, mteb_model_name  # noqa: E402
 from sentibench.results import iter_results  # noqa: E402
 
@@ -37,7 +37,7 @@ def exported(tmp_path_factory):
 def test_committed_results_load_through_result_cache_with_its_defaults(exported):
     output, report = exported
     stored = [r for r in iter_results(COMMITTED_RESULTS) if r.provenance.get("limit") is None]
-    expected_models = {mteb_model_name(get_card(r.provenance["model"]["name"])) for r in stored}
+    expected_models = {mteb_model_name(card_from_provenance(r.provenance["model"])) for r in stored}
     loaded = mteb.ResultCache(output).load_results()  # require_model_meta=True, as mteb's default
     assert {m.model_name for m in loaded} == expected_models
     assert sum(len(m.task_results) for m in loaded) == len(stored) == len(report.written)
