@@ -20,6 +20,7 @@ aggregation by task type is to contribute the tasks, with their data on the Hub,
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from sentibench.errors import BenchError
@@ -86,6 +87,7 @@ def _protocol_class(task: Task, seed: int) -> type:
         "__doc__": f"sentibench's {task.name}, scored by its own protocol on the mteb model's embeddings."})
 
 
+@cache
 def _protocol_base() -> type:
     from mteb import AbsTask
 
