@@ -60,7 +60,9 @@ def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrat
     if strategy == "never":
         return True
     stored = read_result(path)  # a file that does not parse is an error, never silently overwritten
-    return set(task.metadata.eval_splits) <= set(stored.data["scores"]) and stored.provenance.get("limit") == limit
+    made_by = stored.provenance.get("task", {}).get("version", 1)  # results before versions: version 1
+    return (set(task.metadata.eval_splits) <= set(stored.data["scores"]) and stored.provenance.get("limit") == limit
+            and made_by == task.metadata.version)
 
 
 def _fit_if_needed(encoder: CachedEncoder, task: Task) -> None:
@@ -82,12 +84,13 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     _fit_if_needed(encoder, task)
     dataset = get_dataset(task.metadata.dataset)
     started = time.perf_counter()
-    evaluation = task.evaluate(encoder, context)
+    evaluation = task.run(encoder, context)
     elapsed = time.perf_counter() - started
     provenance = {
         "model": describe(card),
-        "task": {"name": task.name, "type": task.metadata.type, "groups": list(task.metadata.groups),
-                 "main_score": task.metadata.main_score, "reference": task.metadata.reference},
+        "task": {"name": task.name, "type": task.metadata.type, "version": task.metadata.version,
+                 "groups": list(task.metadata.groups), "main_score": task.metadata.main_score,
+                 "greater_is_better": task.metadata.greater_is_better(), "reference": task.metadata.reference},
         "main_split": task.metadata.eval_splits[0],
         "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
                     "sources": list(dataset.spec.provenance)},

@@ -58,9 +58,8 @@ def pairs_hash(texts: Sequence[str], pairs: Sequence[tuple[int, int, int]]) -> s
 
 
 def sgts_scores(emb_a: np.ndarray, emb_b: np.ndarray, gold: Sequence[int]) -> dict[str, float | None]:
-    """Spearman (main) and Pearson between row-wise cosine similarity and the 0/1 gold; None if undefined."""
-    scores = metrics.correlations(metrics.row_cosines(emb_a, emb_b), gold)
-    return {**scores, "main_score": scores["cosine_spearman"]}
+    """Spearman and Pearson between row-wise cosine similarity and the 0/1 gold; None if undefined."""
+    return metrics.correlations(metrics.row_cosines(emb_a, emb_b), gold)
 
 
 def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,

@@ -54,7 +54,7 @@ class AlignmentUniformity(Task):
                    "same_label_pairs": int((counts * (counts - 1) // 2).sum()),
                    "all_pairs": len(texts) * (len(texts) - 1) // 2, "limit": context.limit,
                    "seed": context.seed, "dataset_hash": get_dataset(self.metadata.dataset).content_hash}
-        return Evaluation({"test": {**scores, "main_score": scores["tolerance"]}}, details)
+        return Evaluation({"test": scores}, details)
 
 
 ALIGNMENT_DATASETS = ("mr", "imdb", "vader-amazon", "vader-tweets", "tweets-3class")
@@ -62,6 +62,7 @@ ALIGNMENT_DATASETS = ("mr", "imdb", "vader-amazon", "vader-tweets", "tweets-3cla
 for _dataset in ALIGNMENT_DATASETS:
     register(AlignmentUniformity(TaskMetadata(
         name=f"align-{_dataset}", type="Geometry", dataset=_dataset, eval_splits=("test",), main_score="tolerance",
+        lower_is_better=("alignment", "uniformity"),
         description="Alignment (same-label pairs, alpha=2; lower is better), uniformity (t=2; lower is better) "
         "and tolerance (mean same-label cosine; main) of L2-normalised embeddings of up to 2,000 test sentences.",
         reference="Wang & Isola (2020); Wang & Liu (2021); senticse.txt A.4; infodcl.txt Appendix G",

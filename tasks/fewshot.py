@@ -131,7 +131,7 @@ class FewShotTask(Task):
             main_score=protocol.config.metric,
             description=f"{protocol.name} few-shot protocol, {shots}, {protocol.seeds} seeds, {how}; "
                         f"mean over seeds.{' ' + note if note else ''}",
-            reference=protocol.reference, groups=groups, needs_training=not frozen)
+            reference=protocol.reference, groups=groups)
 
     @property
     def frozen_name(self) -> str:
@@ -238,7 +238,6 @@ class FewShotTask(Task):
             values = np.array([s[metric] for s in per_seed])
             scores[metric] = float(values.mean())
             scores[f"{metric}_std"] = float(values.std(ddof=1)) if len(values) > 1 else None
-        scores["main_score"] = scores[self.protocol.config.metric]
         config = self.protocol.config
         details = {
             "protocol": self.protocol.name, "variant": "frozen-logistic-regression" if self.frozen else "fine-tune",

@@ -164,7 +164,7 @@ class LinearProbe(Task):
                 details["protocol"] = f"train / dev carved from train ({DEV_FRACTION:.0%}, seeded) / test"
             scores, extra = split_protocol(x_tr, y_tr, x_dev, y_dev, *x["test"], seed)
         details.update(extra)
-        return Evaluation({"test": {**scores, "main_score": scores["accuracy"]}}, details)
+        return Evaluation({"test": scores}, details)
 
 
 PROBE_DATASETS: tuple[tuple[str, str, dict], ...] = (

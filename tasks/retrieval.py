@@ -85,7 +85,6 @@ class PolarityRetrieval(Task):
             f"mrr_at_{k}": float(metrics.mrr_at_k(relevant, k).mean()),
             f"ndcg_at_{NDCG_CUTOFF}": float(metrics.ndcg_at_k(relevant, NDCG_CUTOFF, n_relevant).mean()),
         }
-        scores["main_score"] = scores["polarity_score"]
         details = {
             "reference_model": reference_name,
             "reference_is_model_itself": same_model,

@@ -107,7 +107,7 @@ class SentEvalTransfer(Task):
                                                x["test"], y["test"], seed)
         details["sizes"] = {s: int(len(v)) for s, v in y.items()}
         details.update(extra)
-        return Evaluation({"test": {**scores, "main_score": scores["accuracy"]}}, details)
+        return Evaluation({"test": scores}, details)
 
     @staticmethod
     def _pairs(part, encoder: Encoder, context: EvalContext) -> tuple[np.ndarray, np.ndarray]:

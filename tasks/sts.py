@@ -69,7 +69,7 @@ class STS(Task):
                 extra, per_subset = subset_scores(predicted, gold, [subsets[i] for i in keep])
                 split_scores.update(extra)
                 details["subsets"][split] = per_subset
-            scores[split] = {**split_scores, "main_score": split_scores["cosine_spearman"]}
+            scores[split] = split_scores
             details["pairs"][split] = len(keep)
         return Evaluation(scores, details)
 

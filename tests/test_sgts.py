@@ -18,7 +18,6 @@ def test_sgts_scores_worked_by_hand():
     other = np.array([[c, math.sqrt(1 - c * c)] for c in cosines])
     scores = sgts_scores(unit, other, [1, 1, 0, 0])
     assert scores["cosine_spearman"] == pytest.approx(2 / math.sqrt(5))
-    assert scores["main_score"] == scores["cosine_spearman"]
     # Pearson by hand: cos mean 0.625, deviations [.275, .175, -.525, .075]; gold deviations [.5, .5, -.5, -.5]
     cov = (0.275 + 0.175 + 0.525 - 0.075) * 0.5
     var_c = 0.275**2 + 0.175**2 + 0.525**2 + 0.075**2
@@ -28,7 +27,7 @@ def test_sgts_scores_worked_by_hand():
 def test_sgts_scores_undefined_is_none_not_nan():
     same = np.ones((4, 3))
     scores = sgts_scores(same, same, [1, 0, 1, 0])
-    assert scores["cosine_spearman"] is None and scores["main_score"] is None
+    assert scores["cosine_spearman"] is None and scores["cosine_pearson"] is None
 
 
 def test_pairs_are_balanced_distinct_and_seeded():
@@ -56,7 +55,7 @@ def test_pairs_need_two_polarities_with_enough_sentences():
 
 
 def test_sgts_task_golden_score_with_fake_encoder(fixture_task, fake_encoder):
-    evaluation = fixture_task.evaluate(fake_encoder, EvalContext(seed=0))
+    evaluation = fixture_task.run(fake_encoder, EvalContext(seed=0))
     # 16 test sentences, 8 per class: q = min(1000, 8 * 7 / 2) = 28 -> 112 pairs, half of them same-polarity.
     assert evaluation.details["n_pairs"] == 112 and evaluation.details["n_same"] == 56
     # The fake encoder separates polarity words perfectly: every same-polarity pair has a higher cosine

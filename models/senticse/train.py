@@ -168,7 +168,7 @@ def step_loss(encoder: TransformerEncoder, objective: Objective, config: Config,
 
 def validation_sgts(encoder: TransformerEncoder, texts: list[str], labels: list[int], seed: int) -> float:
     scores, _ = sgts_on_split(encoder, texts, labels, seed=seed, batch_size=64)
-    return float(scores["main_score"]) if scores["main_score"] is not None else -1.0
+    return float(scores["cosine_spearman"]) if scores["cosine_spearman"] is not None else -1.0
 
 
 class Trained(torch.nn.Module):
