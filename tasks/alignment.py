@@ -21,10 +21,11 @@ import numpy as np
 
 from sentibench import metrics
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import split_arrays
-from sentibench.tasks.registry import register
+from sentibench.tasks.registry import register_family
 
 DEFINITIONS = {
     "alignment": "mean over same-label pairs i<j of ||x_i - x_j||_2^2, x L2-normalised (Wang & Isola 2020, "
@@ -57,13 +58,18 @@ class AlignmentUniformity(Task):
         return Evaluation({"test": scores}, details)
 
 
-ALIGNMENT_DATASETS = ("mr", "imdb", "vader-amazon", "vader-tweets", "tweets-3class")
-
-for _dataset in ALIGNMENT_DATASETS:
-    register(AlignmentUniformity(TaskMetadata(
-        name=f"align-{_dataset}", type="Geometry", dataset=_dataset, eval_splits=("test",), main_score="tolerance",
+def alignment_family(spec: DatasetSpec) -> AlignmentUniformity | None:
+    """Every packaged sentiment dataset (same-label pairs need labels)."""
+    if not (spec.offline and spec.is_labelled and spec.has("sentiment")):
+        return None
+    return AlignmentUniformity(TaskMetadata(
+        name=f"align-{spec.name}", type="Geometry", dataset=spec.name, eval_splits=("test",), main_score="tolerance",
         lower_is_better=("alignment", "uniformity"),
         description="Alignment (same-label pairs, alpha=2; lower is better), uniformity (t=2; lower is better) "
         "and tolerance (mean same-label cosine; main) of L2-normalised embeddings of up to 2,000 test sentences.",
-        reference="Wang & Isola (2020); Wang & Liu (2021); senticse.txt A.4; infodcl.txt Appendix G",
-        groups=("align",))))
+        reference="Wang & Isola (2020); Wang & Liu (2021); SentiCSE (Kim et al. 2024) A.4; InfoDCL (Zhang et al. "
+                  "2023) Appendix G",
+        groups=("align",)))
+
+
+register_family("align", alignment_family)

@@ -20,14 +20,11 @@ one-pair-per-sentence design with lower variance. Evaluation uses the test split
 from __future__ import annotations
 
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
 from sentibench.sgts import N_PAIRS, sgts_on_split
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.registry import register
-
-DATASETS = {"mr": None, "imdb": 2000, "vader-amazon": None, "vader-tweets": None, "vader-nyt": None}
-"""Sentiment datasets with an SgTS task, and their cap on sentences per class (IMDB: 2,000 long reviews
-per class keeps the default suite's encode cost within the CPU budget)."""
+from sentibench.tasks.registry import register_family
 
 
 class SgTSTask(Task):
@@ -54,5 +51,11 @@ class SgTSTask(Task):
         return Evaluation({split: scores}, details)
 
 
-for _name, _cap in DATASETS.items():
-    register(SgTSTask(_name, max_per_class=_cap))
+def sgts_family(spec: DatasetSpec) -> SgTSTask | None:
+    """Every packaged binary sentiment dataset; a long-text set is capped at `max_examples` per polarity."""
+    if spec.offline and spec.is_binary and spec.has("sentiment"):
+        return SgTSTask(spec.name, max_per_class=spec.max_examples)
+    return None
+
+
+register_family("sgts", sgts_family)

