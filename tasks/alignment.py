@@ -1,4 +1,5 @@
-"""Alignment, uniformity and tolerance of frozen embeddings (senticse.txt A.4 / Table 15; infodcl.txt G).
+"""Alignment, uniformity and tolerance of frozen embeddings (SentiCSE, Kim et al. 2024, A.4 / Table 15;
+InfoDCL, Zhang et al. 2023, Appendix G).
 
 Protocol: a seeded sample of at most `max_examples` (2,000) sentences of the test split, encoded once and
 L2-normalised; then, with the standard definitions (`sentibench.metrics`):
@@ -7,8 +8,8 @@ L2-normalised; then, with the standard definitions (`sentibench.metrics`):
 - uniformity = log mean over all pairs (i < j) of exp(-2 ||x_i - x_j||^2) (Wang & Isola 2020, t = 2);
   lower (more negative) is more uniform;
 - tolerance = mean cosine over same-label pairs (Wang & Liu 2021); higher keeps same-class items closer;
-  the main score, because the leaderboard ranks main scores higher-is-better (infodcl.txt Figure 3 reads
-  tolerance that way) while alignment and uniformity are lower-is-better.
+  the main score (InfoDCL Figure 3 reads it that way). The task metadata declares alignment and
+  uniformity lower-is-better, so the leaderboard and comparisons rank each metric in its own direction.
 These are over the whole sample, not per training batch: the SentiCSE repository's per-batch numbers are
 a different quantity. The definitions are written into every result's details.
 """

@@ -1,11 +1,11 @@
 """Few-shot classification: fine-tune the encoder on K examples per class (or N examples), score test.
 
 Two protocols (docs/fewshot.md has the full record of choices):
-- SentiCSE (senticse.txt §4.4, Table 12): K examples per class drawn without replacement from train;
+- SentiCSE (Kim et al., 2024, §4.4, Table 12): K examples per class drawn without replacement from train;
   500 validation examples drawn from the rest of train; full fine-tuning with a linear head on the
   pooled output, lr 1e-5, batch 16, weight decay 0.01, at most 100 epochs, validation every 20 steps,
   early stop with patience 5 (validations), best state restored; 10 seeds; accuracy.
-- InfoDCL (infodcl.txt §4 "Few-Shot Learning", C.2, D.3): N examples from train (drawn independently
+- InfoDCL (Zhang et al., 2023, §4 "Few-Shot Learning", C.2, D.3): N examples from train (drawn independently
   per seed; we stratify by label to keep train's class proportions), the dataset's own dev split for
   early stopping, lr 1e-5, batch 32, 20 epochs, patience 5 (epochs), weight decay 0 (not stated: the
   Trainer default); 5 seeds; macro-F1.
@@ -34,11 +34,10 @@ from sentibench.encoders import Encoder
 from sentibench.errors import BenchError
 from sentibench.finetune import EvalSet, FineTuneConfig, fine_tune, score
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import capped_indices
+from sentibench.tasks.probe import C_GRID, capped_indices
 from sentibench.tasks.registry import register_family
 
 TEST_SUBSET_SEED = 0
-C_GRID: tuple[float, ...] = tuple(2.0 ** p for p in range(-2, 5))  # the probe task's grid
 
 
 @dataclass(frozen=True)
@@ -56,16 +55,16 @@ SENTICSE = Protocol(
     name="senticse", per_class=True, sizes=(1, 5), seeds=10, validation_size=500,
     config=FineTuneConfig(learning_rate=1e-5, batch_size=16, weight_decay=0.01, max_epochs=100, patience=5,
                           eval_steps=20, metric="accuracy"),
-    reference="SentiCSE (Kim et al. 2024), senticse.txt §4.4 and Table 12")
+    reference="SentiCSE (Kim et al., 2024), §4.4 and Table 12")
 INFODCL = Protocol(
     name="infodcl", per_class=False, sizes=(20, 100, 500, 1000), seeds=5, validation_size=None,
     config=FineTuneConfig(learning_rate=1e-5, batch_size=32, weight_decay=0.0, max_epochs=20, patience=5,
                           eval_steps=None, metric="f1"),
-    reference="InfoDCL (Zhang et al. 2023), infodcl.txt §4 (Few-Shot Learning), C.2 and D.3")
+    reference="InfoDCL (Zhang et al., 2023), §4 (Few-Shot Learning), C.2 and D.3")
 
 
 def sample_per_class(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
-    """K indices of each class, without replacement (senticse.txt §4.4); sorted."""
+    """K indices of each class, without replacement (SentiCSE (Kim et al., 2024) §4.4); sorted."""
     rng = np.random.default_rng(seed)
     picked = []
     for label in np.unique(labels):

@@ -1,4 +1,4 @@
-"""Linear probe: logistic regression on frozen embeddings (SentEval protocol; senticse.txt §4.4).
+"""Linear probe: logistic regression on frozen embeddings (SentEval protocol; SentiCSE (Kim et al., 2024) §4.4).
 
 Protocol, per dataset:
 - the model encodes every text once (one `encode` call; the embedding cache dedupes);

@@ -1,4 +1,4 @@
-"""Polarity / semantic retrieval (polarity-aware-retrieval.txt §3.1, Table 1's set-up).
+"""Polarity / semantic retrieval (Polarity-aware semantic retrieval (anonymous, under review) §3.1, Table 1's set-up).
 
 Protocol, per dataset:
 - queries: every sentence of the test split; lookup: a seeded sample of the train split five times the

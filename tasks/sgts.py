@@ -1,4 +1,4 @@
-"""SgTS, Sentiment-guided Textual Similarity (SentiCSE paper, papers/senticse.txt §2).
+"""SgTS, Sentiment-guided Textual Similarity (SentiCSE, Kim et al., 2024, §2).
 
 Pairs of sentences get gold similarity 1 when their polarities agree and 0 when they differ; the score is
 Spearman's rho (main) and Pearson's r between the pairs' cosine similarities and that 0/1 gold.
@@ -39,7 +39,7 @@ class SgTSTask(Task):
                         "the two sentences share a polarity (1) or not (0)"
                         + f"; {N_PAIRS} balanced pairs" + (f" over at most {max_per_class} sentences per class."
                                                              if max_per_class else "."),
-            reference="Kim et al. (2024), SentiCSE, §2 (papers/senticse.txt)",
+            reference="SentiCSE (Kim et al., 2024), §2",
         )
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:

@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 
+from sentibench.data import get_dataset
 from sentibench.errors import BenchError
 from sentibench.tasks.base import EvalContext
 from sentibench.sgts import build_pairs, sgts_scores
@@ -65,6 +66,19 @@ def test_sgts_task_golden_score_with_fake_encoder(fixture_task, fake_encoder):
     n = 112
     rho_max = math.sqrt(3 * n**2 / (4 * (n**2 - 1)))
     assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(rho_max)
-    # golden value: pins the pairing and the cosines
-    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(0.9992078, abs=1e-6)
-    assert fake_encoder.calls == 1, "each distinct sentence is encoded once, in one call"
+    # Pearson from a slow, independent computation over the same pairs (pure Python cosines and formula).
+    rows = get_dataset("fixture-reviews").split("test")
+    texts, labels = list(rows["text"]), list(rows["label"])
+    pairs = build_pairs(labels, seed=0)
+    vectors = dict(zip(texts, fake_encoder.encode(texts).tolist()))
+
+    def cosine(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+    xs = [cosine(vectors[texts[i]], vectors[texts[j]]) for i, j, _ in pairs]
+    ys = [float(gold) for _, _, gold in pairs]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slow = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(
+        sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
+    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(slow, abs=1e-9)
+    assert fake_encoder.calls == 2, "the task encodes each distinct sentence once, in one call (+1 above)"

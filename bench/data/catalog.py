@@ -1,6 +1,6 @@
 """Every dataset sentibench knows, declared once. Add a dataset by adding a `DatasetSpec` here.
 
-Registry packages are pinned by version and sha256 and read, never installed (see design notes §3).
+Registry packages are pinned by version and sha256 and read, never installed (see the README's Datasets section).
 """
 
 from __future__ import annotations
