@@ -166,10 +166,22 @@ def _hub_only(name: str, description: str, citation: str, hub: HubSource, label_
 STS_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
 
 
+MTEB_REVISIONS = {  # the dataset commits MTEB's own task metadata pins (mteb 2.x, tasks STS12-16, SICK-R)
+    "mteb/sts12-sts": "a0d554a64d88156834ff5ae9920b964011b16384",
+    "mteb/sts13-sts": "7e90230a92c190f1bf69ae9002b8cea547a64cca",
+    "mteb/sts14-sts": "6031580fec1f6af667f0bd2da0a551cf4f0b2375",
+    "mteb/sts15-sts": "ae752c7c21bf194d8b67fd573edf7ae58183cbe3",
+    "mteb/sts16-sts": "4d8694f8f0e0100860b497b999b3dbed754a0513",
+    "mteb/sickr-sts": "20a6d6f312dd54037fe07a32d58e5e168867909d",
+}
+
+
 def _sts_hub(year: int) -> DatasetSpec:
+    repo = f"mteb/sts{year}-sts"
     return _hub_only(f"sts{year}", f"SemEval STS 20{year} test pairs as packaged by MTEB; gold scores 0-5.",
                      f"Agirre, E. et al. (20{year}). SemEval-20{year} Semantic Textual Similarity.",
-                     HubSource(f"mteb/sts{year}-sts", columns=STS_COLUMNS), kind="pairs", tags=("sts",))
+                     HubSource(repo, revision=MTEB_REVISIONS[repo], columns=STS_COLUMNS), kind="pairs",
+                     tags=("sts",))
 
 
 DATASETS = DATASETS + (
@@ -225,6 +237,7 @@ DATASETS = DATASETS + (
               tags=("paraphrase",)),
     _hub_only("sick-r", "SICK relatedness test pairs as packaged by MTEB; gold scores 1-5.",
               "Marelli, M. et al. (2014). A SICK cure for the evaluation of compositional distributional semantic "
-              "models. LREC.", HubSource("mteb/sickr-sts", columns=STS_COLUMNS), kind="pairs", tags=("sts",)),
+              "models. LREC.", HubSource("mteb/sickr-sts", revision=MTEB_REVISIONS["mteb/sickr-sts"], columns=STS_COLUMNS),
+              kind="pairs", tags=("sts",)),
     *(_sts_hub(year) for year in (12, 13, 14, 15, 16)),
 )
