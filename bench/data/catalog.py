@@ -237,7 +237,8 @@ DATASETS = DATASETS + (
               tags=("paraphrase",)),
     _hub_only("sick-r", "SICK relatedness test pairs as packaged by MTEB; gold scores 1-5.",
               "Marelli, M. et al. (2014). A SICK cure for the evaluation of compositional distributional semantic "
-              "models. LREC.", HubSource("mteb/sickr-sts", revision=MTEB_REVISIONS["mteb/sickr-sts"], columns=STS_COLUMNS),
+              "models. LREC.",
+              HubSource("mteb/sickr-sts", revision=MTEB_REVISIONS["mteb/sickr-sts"], columns=STS_COLUMNS),
               kind="pairs", tags=("sts",)),
     *(_sts_hub(year) for year in (12, 13, 14, 15, 16)),
 )
