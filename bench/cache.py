@@ -80,8 +80,32 @@ class CachedEncoder:
         self.identity = identity
         self.enabled = enabled
         self.encoded = 0  # texts actually sent to the model (the proof that a warm run re-encodes nothing)
-        self.hits = 0
         self._stores: dict[str, EmbeddingStore] = {}
+
+    @property
+    def learns_from_data(self) -> bool:
+        return getattr(self.base, "fit", None) is not None
+
+    @property
+    def normalize(self) -> bool | None:
+        """Whether the pipeline L2-normalises its vectors (None when the encoder does not say)."""
+        return getattr(self.base, "normalize", None)
+
+    @property
+    def max_length(self) -> int | None:
+        return getattr(self.base, "max_length", None)
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Let a baseline that learns (bag-of-words) fit its train split; a no-op for other encoders. The
+        fit is part of the cache identity (`cache_identity`), so vectors of different fits never mix."""
+        fit = getattr(self.base, "fit", None)
+        if fit is not None:
+            fit(list(texts))
+
+    def truncated_count(self, texts: Sequence[str]) -> int | None:
+        """How many texts exceed the model's max length (None when the encoder has no tokenizer)."""
+        count = getattr(self.base, "truncated_count", None)
+        return count(list(texts)) if count is not None else None
 
     def current_identity(self) -> dict[str, Any]:
         extra = getattr(self.base, "cache_identity", None)
@@ -101,7 +125,6 @@ class CachedEncoder:
         store = self._store() if self.enabled else None
         found = store.get(keys) if store else {}
         missing = [i for i, key in enumerate(keys) if key not in found]
-        self.hits += len(unique) - len(missing)
         if missing:
             new = self.base.encode([unique[i] for i in missing], batch_size=batch_size,
                                    show_progress_bar=show_progress_bar)

@@ -32,12 +32,15 @@ POOLING_FILE = "sentibench_pooling.json"
 
 @runtime_checkable
 class Encoder(Protocol):
-    """Anything that turns texts into one float32 row each."""
+    """Anything that turns texts into one float32 row each. Optional, and forwarded by the embedding cache:
+    `fit(texts)` for encoders that learn from a task's train split (bag-of-words), `max_length` and
+    `truncated_count(texts)` for encoders with a token limit (results record how many texts were cut)."""
 
     name: str
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
                show_progress_bar: bool | None = None) -> np.ndarray: ...
+
 
 
 def pick_device(device: str | None = None) -> torch.device:
@@ -152,9 +155,6 @@ class TransformerEncoder:
     @property
     def dimension(self) -> int:
         return int(self.model.config.hidden_size)
-
-    def parameter_count(self) -> int:
-        return sum(p.numel() for p in self.model.parameters())
 
 
 class SentenceTransformerEncoder:

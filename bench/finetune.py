@@ -1,6 +1,7 @@
 """Full fine-tuning of a sentence encoder with a linear classification head on its pooled output.
 
-The model and loss the few-shot protocols share (senticse.txt §4.4 + Table 12; infodcl.txt D.3); the loop
+The model and loss the few-shot protocols share (SentiCSE, Kim et al. 2024, §4.4 + Table 12; InfoDCL,
+Zhang et al. 2023, D.3); the loop
 is the shared training core (`sentibench.training.loop`): AdamW with weight decay on every parameter
 except biases and norm weights, linear decay to 0 over the maximum number of steps without warm-up,
 gradient clipping at norm 1.0, validation every `eval_steps` steps (or at each epoch's end) with

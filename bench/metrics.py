@@ -1,10 +1,10 @@
 """Hand-written metrics of the frozen-embedding tasks: the ones no library computes as the papers define them.
 
 - Polarity Score P and Semantic Similarity Score S with linear-discount weights
-  (polarity-aware-retrieval.txt §3.1, Eq. 1-2);
+  (Polarity-aware semantic retrieval (anonymous, under review) §3.1, Eq. 1-2);
 - label-relevance precision@k, MRR@k and nDCG@k of a ranked list (MTEB's metric names, binary relevance);
 - alignment and uniformity (Wang & Isola 2020, alpha = 2, t = 2) and tolerance (Wang & Liu 2021;
-  infodcl.txt Appendix G), on L2-normalised embeddings.
+  InfoDCL (Zhang et al., 2023) Appendix G), on L2-normalised embeddings.
 
 All functions are vectorised numpy; the tests check them against slow, obvious loops.
 """
@@ -122,8 +122,9 @@ def uniformity(x: np.ndarray, t: float = 2.0) -> float:
 
 def tolerance(x: np.ndarray, labels: np.ndarray) -> float:
     """Wang & Liu (2021) tolerance: the mean cosine f(x)^T f(y) over same-label pairs (i < j) of
-    L2-normalised rows. (infodcl.txt Eq. 12 writes E over all pairs of cos * 1[same label]; that equals this
-    value times the fraction of same-label pairs; we report the same-label mean, as the issue asks.)"""
+    L2-normalised rows. (InfoDCL, Zhang et al. 2023, Eq. 12, writes E over all pairs of cos * 1[same label];
+    that equals this value times the fraction of same-label pairs; we report the same-label mean, as Wang &
+    Liu define it.)"""
     cosines = _pair_cosines(x, labels)
     if len(cosines) == 0:
         raise ValueError("tolerance needs at least one pair of examples with the same label")

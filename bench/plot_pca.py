@@ -1,4 +1,5 @@
-"""`bench plot pca`: 2-D PCA of each model's sentence embeddings, coloured by label (senticse.txt Figure 4).
+"""`bench plot pca`: 2-D PCA of each model's sentence embeddings, coloured by label (SentiCSE, Kim et al.
+2024, Figure 4).
 
 One PNG per dataset, one panel per model. The points are a seeded sample of the dataset's test split
 (`limit`, default 2,000; the same sample the frozen-embedding tasks use, so the embedding cache serves it);

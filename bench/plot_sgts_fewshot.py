@@ -1,4 +1,4 @@
-"""`bench plot sgts-vs-fewshot`: each model's mean SgTS against its mean k-shot accuracy (senticse.txt
+"""`bench plot sgts-vs-fewshot`: each model's mean SgTS against its mean k-shot accuracy (SentiCSE (Kim et al., 2024)
 Figure 5 / Figure 7), with Pearson's r and Spearman's rho across models in the title.
 
 One point per (model, revision) result folder. SgTS: the mean main score (Spearman) of its `sgts-*`

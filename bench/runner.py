@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,15 +62,15 @@ def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrat
     if strategy == "never":
         return True
     stored = read_result(path)  # a file that does not parse is an error, never silently overwritten
-    return set(task.metadata.eval_splits) <= set(stored.data["scores"]) and stored.provenance.get("limit") == limit
+    made_by = stored.provenance.get("task", {}).get("version", 1)  # results before versions: version 1
+    return (set(task.metadata.eval_splits) <= set(stored.data["scores"]) and stored.provenance.get("limit") == limit
+            and made_by == task.metadata.version)
 
 
 def _fit_if_needed(encoder: CachedEncoder, task: Task) -> None:
     """Baselines with a `fit` (bag-of-words) learn from the task dataset's train split only."""
-    fit = getattr(encoder.base, "fit", None)
-    if fit is None:
-        return
-    fit(split_texts(get_dataset(task.metadata.dataset).split("train")))
+    if getattr(encoder, "learns_from_data", False):
+        encoder.fit(split_texts(get_dataset(task.metadata.dataset).split("train")))
 
 
 def split_texts(split: Dataset) -> list[str]:
@@ -79,16 +80,23 @@ def split_texts(split: Dataset) -> list[str]:
     return list(split["sentence1"]) + list(split["sentence2"])
 
 
+def _normalises(card: ModelCard, encoder: CachedEncoder) -> bool:
+    """What the pipeline really does (a sentence-transformers Normalize module counts), not the card's default."""
+    effective = getattr(encoder, "normalize", None)
+    return bool(card.normalize if effective is None else effective)
+
+
 def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: EvalContext) -> dict:
     _fit_if_needed(encoder, task)
     dataset = get_dataset(task.metadata.dataset)
     started = time.perf_counter()
-    evaluation = task.evaluate(encoder, context)
+    evaluation = task.run(encoder, context)
     elapsed = time.perf_counter() - started
     provenance = {
-        "model": describe(card),
-        "task": {"name": task.name, "type": task.metadata.type, "groups": list(task.metadata.groups),
-                 "main_score": task.metadata.main_score, "reference": task.metadata.reference},
+        "model": {**describe(card), "normalize": _normalises(card, encoder)},
+        "task": {"name": task.name, "type": task.metadata.type, "version": task.metadata.version,
+                 "groups": list(task.metadata.groups), "main_score": task.metadata.main_score,
+                 "greater_is_better": task.metadata.greater_is_better(), "reference": task.metadata.reference},
         "main_split": task.metadata.eval_splits[0],
         "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
                     "sources": list(dataset.spec.provenance)},
@@ -103,9 +111,15 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance)
 
 
+EncoderFactory = Callable[[ModelCard], CachedEncoder]
+"""How `run` turns a ready card into the encoder under test (default: `load_encoder`); benchmarks and
+tools pass their own (e.g. to count or time what is encoded) instead of patching the module."""
+
+
 def run(models: list[str | InProcessModel], tasks: list[Task], output_folder: Path,
         overwrite: OverwriteStrategy = "only-missing", seed: int = 0, limit: int | None = None,
-        batch_size: int = 32, device: str | None = None, use_cache: bool = True) -> RunReport:
+        batch_size: int = 32, device: str | None = None, use_cache: bool = True,
+        encoder_factory: EncoderFactory | None = None) -> RunReport:
     report = RunReport()
     for model in models:
         in_process = isinstance(model, InProcessModel)  # a Python object named by the user
@@ -120,8 +134,9 @@ def run(models: list[str | InProcessModel], tasks: list[Task], output_folder: Pa
         if not pending:
             continue
         card = ready(card)  # a trained card gets its checkpoint (trained now on first use)
-        # an unusable model stops the run
-        encoder = model.open(use_cache) if in_process else load_encoder(card, device=device, use_cache=use_cache)
+        factory = encoder_factory or (lambda ready_card: load_encoder(ready_card, device=device, use_cache=use_cache))
+        # an unusable model stops the run; an in-process model is its own encoder
+        encoder = model.open(use_cache) if in_process else factory(card)
         others = EncoderPool({card.name: encoder}, device, use_cache)
         trainable = model.trainable if in_process else (lambda card=card: load_trainable(card, device=device))
         context = EvalContext(seed=seed, batch_size=batch_size, limit=limit, model_name=card.name,

@@ -58,9 +58,8 @@ def pairs_hash(texts: Sequence[str], pairs: Sequence[tuple[int, int, int]]) -> s
 
 
 def sgts_scores(emb_a: np.ndarray, emb_b: np.ndarray, gold: Sequence[int]) -> dict[str, float | None]:
-    """Spearman (main) and Pearson between row-wise cosine similarity and the 0/1 gold; None if undefined."""
-    scores = metrics.correlations(metrics.row_cosines(emb_a, emb_b), gold)
-    return {**scores, "main_score": scores["cosine_spearman"]}
+    """Spearman and Pearson between row-wise cosine similarity and the 0/1 gold; None if undefined."""
+    return metrics.correlations(metrics.row_cosines(emb_a, emb_b), gold)
 
 
 def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,
@@ -74,8 +73,9 @@ def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int],
                          [gold for _, _, gold in pairs])
     details = {"n_pairs": len(pairs), "n_same": sum(g for _, _, g in pairs), "pair_seed": seed,
                "pairs_hash": pairs_hash(texts, pairs), "n_sentences": len(used)}
-    truncated = getattr(getattr(encoder, "base", encoder), "truncated_count", None)
-    if truncated is not None:
-        details["truncated_sentences"] = truncated([texts[i] for i in used])
-        details["max_length"] = getattr(getattr(encoder, "base", encoder), "max_length", None)
+    truncated = getattr(encoder, "truncated_count", None)
+    count = truncated([texts[i] for i in used]) if truncated is not None else None
+    if count is not None:
+        details["truncated_sentences"] = count
+        details["max_length"] = getattr(encoder, "max_length", None)
     return scores, details

@@ -55,26 +55,21 @@ class Recorder:
 def run_suite(model: str, task_names: list[str], limit: int | None, out: Path, overwrite: str):
     """Run the suite through the real runner, recording the texts each model actually encodes."""
     import sentibench.runner as runner
-    from sentibench.models import loaders
+    from sentibench.models.loaders import load_encoder
     from sentibench.tasks.registry import resolve
 
     recorders: list[Recorder] = []
-    original = loaders.load_encoder
 
-    def recording_load_encoder(name, device=None, use_cache=True):
-        cached = original(name, device=device, use_cache=use_cache)
+    def recording_encoder(card):
+        cached = load_encoder(card)
         cached.base = Recorder(cached.base)
         recorders.append(cached.base)
         return cached
 
-    runner.load_encoder = recording_load_encoder
-    try:
-        started = time.perf_counter()
-        report = runner.run([model], resolve(task_names), out, overwrite=overwrite, limit=limit)
-        elapsed = time.perf_counter() - started
-    finally:
-        runner.load_encoder = original
-    return elapsed, report, recorders
+    started = time.perf_counter()
+    report = runner.run([model], resolve(task_names), out, overwrite=overwrite, limit=limit,
+                        encoder_factory=recording_encoder)
+    return time.perf_counter() - started, report, recorders
 
 
 def time_encode(encode, texts: list[str]) -> float:

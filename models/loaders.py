@@ -7,8 +7,6 @@ import hashlib
 import importlib.util
 import io
 import json
-import shutil
-import tempfile
 import zipfile
 from collections.abc import Callable
 from functools import cache
@@ -20,7 +18,9 @@ from sentibench.encoders import Encoder, TransformerEncoder, load_sentence_trans
 from sentibench.errors import BenchError
 from sentibench.models import onnx_convert
 from sentibench.models.baselines import BowEncoder, RandomEncoder
+from sentibench.io import atomic_folder
 from sentibench.models.cards import ModelCard, get_card
+from sentibench.models.methods import offline_alternative
 from sentibench.paths import cache_dir
 from sentibench.sources import RegistryPackage, require_hub
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
@@ -89,13 +89,8 @@ def _assembled_zip_folder(card: ModelCard) -> Path:
     target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
     if not target.exists():
         data = b"".join(part.read_bytes() for part in _registry_files(card))
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                archive.extractall(tmp)
-            tmp.rename(target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        with atomic_folder(target, replace=True) as tmp, zipfile.ZipFile(io.BytesIO(data)) as archive:
+            archive.extractall(tmp)
     folders = [p.parent for p in target.rglob("modules.json")] or [p.parent for p in target.rglob("config.json")]
     if not folders:
         raise BenchError(f"model '{card.name}': the assembled archive holds no model folder")
@@ -110,13 +105,8 @@ def _converted_onnx_folder(card: ModelCard) -> Path:
             raise BenchError(f"model card '{card.name}': an onnx-bert card needs `tokenizer`, the card whose "
                              "folder holds its vocabulary")
         vocab = weights_folder(get_card(card.tokenizer))
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-        try:
+        with atomic_folder(target, replace=True) as tmp:
             onnx_convert.convert(onnx_file, vocab, tmp, max_length=card.max_length or 128)
-            shutil.rmtree(target, ignore_errors=True)
-            tmp.rename(target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
@@ -134,9 +124,8 @@ def _hub_folder(card: ModelCard) -> Path:
 
 def _offline_hint(card: ModelCard) -> str:
     if card.recipe:
-        return (f"Its base '{card.recipe.get('base')}' is hub-only; train the same recipe on an offline base "
-                f"instead, e.g. `bench train {card.recipe.get('method')} --base all-minilm-l6-v2 "
-                f"--data {card.recipe.get('data')} --preset cpu`.")
+        return (f"Its base '{card.recipe.get('base')}' is hub-only; "
+                + offline_alternative(card.recipe.get("method", "METHOD"), card.recipe.get("data", "mr")))
     return "Use a model whose weights ship in a registry package: see `bench list models`."
 
 

@@ -69,3 +69,9 @@ def get_method(name: str) -> Method:
 def check_preset(method: Method, preset: str) -> None:
     if preset not in method.presets:
         raise BenchError(f"method '{method.name}' has no preset '{preset}'; choose {', '.join(method.presets)}")
+
+
+def offline_alternative(method: str, data: str) -> str:
+    """The one piece of advice when a recipe's base cannot be had here (hub-only, offline)."""
+    return (f"train the same recipe from a base that ships in a registry package instead: "
+            f"`bench train {method} --base all-minilm-l6-v2 --data {data} --preset cpu`.")

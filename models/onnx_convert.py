@@ -47,7 +47,7 @@ def convert(onnx_path: Path, vocab_folder: Path, out_folder: Path, max_length: i
     layers = 1 + max(int(k.split(".")[2]) for k in state if k.startswith("encoder.layer."))
     config = BertConfig(
         # Heads are not recoverable from the weights; MiniLM uses 32-wide heads (12 at 384-d), checked
-        # against the ONNX model's own output in tests/test_onnx_convert.py.
+        # against the ONNX model's own output in tests/test_encoders.py (slow).
         vocab_size=state["embeddings.word_embeddings.weight"].shape[0], hidden_size=hidden,
         num_hidden_layers=layers, num_attention_heads=hidden // 32,
         intermediate_size=state["encoder.layer.0.intermediate.dense.weight"].shape[0],

@@ -1,4 +1,5 @@
-"""Alignment, uniformity and tolerance of frozen embeddings (senticse.txt A.4 / Table 15; infodcl.txt G).
+"""Alignment, uniformity and tolerance of frozen embeddings (SentiCSE, Kim et al. 2024, A.4 / Table 15;
+InfoDCL, Zhang et al. 2023, Appendix G).
 
 Protocol: a seeded sample of at most `max_examples` (2,000) sentences of the test split, encoded once and
 L2-normalised; then, with the standard definitions (`sentibench.metrics`):
@@ -7,8 +8,8 @@ L2-normalised; then, with the standard definitions (`sentibench.metrics`):
 - uniformity = log mean over all pairs (i < j) of exp(-2 ||x_i - x_j||^2) (Wang & Isola 2020, t = 2);
   lower (more negative) is more uniform;
 - tolerance = mean cosine over same-label pairs (Wang & Liu 2021); higher keeps same-class items closer;
-  the main score, because the leaderboard ranks main scores higher-is-better (infodcl.txt Figure 3 reads
-  tolerance that way) while alignment and uniformity are lower-is-better.
+  the main score (InfoDCL Figure 3 reads it that way). The task metadata declares alignment and
+  uniformity lower-is-better, so the leaderboard and comparisons rank each metric in its own direction.
 These are over the whole sample, not per training batch: the SentiCSE repository's per-batch numbers are
 a different quantity. The definitions are written into every result's details.
 """
@@ -21,10 +22,11 @@ import numpy as np
 
 from sentibench import metrics
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import split_arrays
-from sentibench.tasks.registry import register
+from sentibench.tasks.registry import register_family
 
 DEFINITIONS = {
     "alignment": "mean over same-label pairs i<j of ||x_i - x_j||_2^2, x L2-normalised (Wang & Isola 2020, "
@@ -54,15 +56,21 @@ class AlignmentUniformity(Task):
                    "same_label_pairs": int((counts * (counts - 1) // 2).sum()),
                    "all_pairs": len(texts) * (len(texts) - 1) // 2, "limit": context.limit,
                    "seed": context.seed, "dataset_hash": get_dataset(self.metadata.dataset).content_hash}
-        return Evaluation({"test": {**scores, "main_score": scores["tolerance"]}}, details)
+        return Evaluation({"test": scores}, details)
 
 
-ALIGNMENT_DATASETS = ("mr", "imdb", "vader-amazon", "vader-tweets", "tweets-3class")
-
-for _dataset in ALIGNMENT_DATASETS:
-    register(AlignmentUniformity(TaskMetadata(
-        name=f"align-{_dataset}", type="Geometry", dataset=_dataset, eval_splits=("test",), main_score="tolerance",
+def alignment_family(spec: DatasetSpec) -> AlignmentUniformity | None:
+    """Every packaged sentiment dataset (same-label pairs need labels)."""
+    if not (spec.offline and spec.is_labelled and spec.has("sentiment")):
+        return None
+    return AlignmentUniformity(TaskMetadata(
+        name=f"align-{spec.name}", type="Geometry", dataset=spec.name, eval_splits=("test",), main_score="tolerance",
+        lower_is_better=("alignment", "uniformity"),
         description="Alignment (same-label pairs, alpha=2; lower is better), uniformity (t=2; lower is better) "
         "and tolerance (mean same-label cosine; main) of L2-normalised embeddings of up to 2,000 test sentences.",
-        reference="Wang & Isola (2020); Wang & Liu (2021); senticse.txt A.4; infodcl.txt Appendix G",
-        groups=("align",))))
+        reference="Wang & Isola (2020); Wang & Liu (2021); SentiCSE (Kim et al. 2024) A.4; InfoDCL (Zhang et al. "
+                  "2023) Appendix G",
+        groups=("align",)))
+
+
+register_family("align", alignment_family)

@@ -1,28 +1,64 @@
-"""What a task is: metadata that says what it measures, and `evaluate(encoder, context) -> Evaluation`."""
+"""What a task is: validated metadata that says what it measures, and `evaluate(encoder, context)`.
+
+Modelled on MTEB's `TaskMetadata`: a record validated when the task is declared (a closed set of task
+types, splits, a main score, which direction is better for each metric, a protocol version). The base
+class, not each task, owns the contract around `evaluate`: every declared split must be scored, the main
+score must be among its metrics, and `main_score` is set from the metadata. A task's `version` is recorded
+in every result and bumped whenever its protocol changes (pairs, grids, caps ...), so results made under
+an older protocol are never mixed with new ones (`bench run` recomputes them).
+"""
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sentibench.encoders import Encoder, TransformerEncoder
+from sentibench.errors import BenchError
 
-Scores = dict[str, Any]  # metric name -> value; always holds "main_score"
+Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"
+
+TASK_TYPES = ("SgTS", "Retrieval", "Classification", "PairClassification", "STS", "FewShot", "Geometry")
+"""The closed set of task types (MTEB-style); the leaderboard groups and aggregates by them."""
+TASK_NAME = re.compile(r"[a-z0-9][a-z0-9.-]*")
 
 
 @dataclass(frozen=True)
 class TaskMetadata:
-    name: str                 # registered name, e.g. "sgts-mr"
-    type: str                 # "SgTS", "Retrieval", "Classification", "STS", "FewShot", ...
+    name: str                 # registered name, e.g. "sgts-mr" (lower case, digits, '-', '.')
+    type: str                 # one of TASK_TYPES
     dataset: str              # a sentibench dataset name (see `bench list datasets`)
     eval_splits: tuple[str, ...]
-    main_score: str           # the metric the leaderboard shows, e.g. "spearman"
+    main_score: str           # the metric the leaderboard shows, e.g. "cosine_spearman"
     description: str
     reference: str            # paper and section the protocol comes from
     groups: tuple[str, ...] = ()  # group names that select this task, e.g. ("sgts",)
-    needs_training: bool = False  # fine-tunes the encoder (needs trainable torch weights)
+    version: int = 1          # bumped whenever the protocol changes; recorded in every result
+    lower_is_better: tuple[str, ...] = ()  # metrics where smaller is better (all others: greater is better)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not TASK_NAME.fullmatch(self.name):
+            problems.append("name must be lower-case letters, digits, '-' and '.'")
+        if self.type not in TASK_TYPES:
+            problems.append(f"type '{self.type}' is not one of {', '.join(TASK_TYPES)}")
+        if not self.eval_splits or not all(self.eval_splits):
+            problems.append("eval_splits must name at least one split")
+        if not self.main_score or self.main_score == "main_score":
+            problems.append("main_score must name a metric")
+        if not self.description or not self.reference:
+            problems.append("description and reference are required")
+        if not isinstance(self.version, int) or self.version < 1:
+            problems.append("version must be a positive integer")
+        if problems:
+            raise BenchError(f"task '{self.name}': {'; '.join(problems)}")
+
+    def greater_is_better(self, metric: str | None = None) -> bool:
+        """Whether a larger value of `metric` (default: the main score) is better."""
+        return (metric or self.main_score) not in self.lower_is_better
 
 
 @dataclass
@@ -50,13 +86,27 @@ class EvalContext:
 
 
 class Task(ABC):
-    """A benchmark task. Subclasses set `metadata` and implement `evaluate`; variants of one protocol on
-    other datasets are instances with other metadata, not new classes."""
+    """A benchmark task. Subclasses set `metadata` and implement `evaluate` (the metrics of every declared
+    split); `run` checks the contract and sets the main score. Variants of one protocol on other datasets
+    are instances with other metadata, not new classes."""
 
     metadata: TaskMetadata
 
     @abstractmethod
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation: ...
+
+    def run(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        """`evaluate`, then the contract: each declared split scored, the main score present and copied
+        to `main_score`."""
+        evaluation = self.evaluate(encoder, context)
+        meta = self.metadata
+        for split in meta.eval_splits:
+            scores = evaluation.scores.get(split)
+            if scores is None or meta.main_score not in scores:
+                raise BenchError(f"task '{meta.name}' produced no '{meta.main_score}' for split '{split}' "
+                                 "(a bug in the task: please report it)")
+            scores["main_score"] = scores[meta.main_score]
+        return evaluation
 
     @property
     def name(self) -> str:

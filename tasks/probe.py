@@ -1,4 +1,4 @@
-"""Linear probe: logistic regression on frozen embeddings (SentEval protocol; senticse.txt §4.4).
+"""Linear probe: logistic regression on frozen embeddings (SentEval protocol; SentiCSE (Kim et al., 2024) §4.4).
 
 Protocol, per dataset:
 - the model encodes every text once (one `encode` call; the embedding cache dedupes);
@@ -31,9 +31,10 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.registry import register
+from sentibench.tasks.registry import register_family
 
 C_GRID: tuple[float, ...] = tuple(2.0 ** p for p in range(-2, 5))
 # scikit-learn >= 1.8 announces simpler LogisticRegressionCV attributes and an explicit L2 (l1 ratio 0);
@@ -164,23 +165,23 @@ class LinearProbe(Task):
                 details["protocol"] = f"train / dev carved from train ({DEV_FRACTION:.0%}, seeded) / test"
             scores, extra = split_protocol(x_tr, y_tr, x_dev, y_dev, *x["test"], seed)
         details.update(extra)
-        return Evaluation({"test": {**scores, "main_score": scores["accuracy"]}}, details)
+        return Evaluation({"test": scores}, details)
 
 
-PROBE_DATASETS: tuple[tuple[str, str, dict], ...] = (
-    ("mr", "Movie-review sentences, binary.", {}),
-    ("imdb", "IMDB reviews, binary; seeded samples of 2,000 train, 2,000 dev and 2,000 test reviews.",
-     {"max_train": 2000, "max_eval": 2000}),
-    ("vader-amazon", "Amazon review sentences (VADER ratings, binarised), 10-fold CV (small set).", {"folds": 10}),
-    ("vader-tweets", "Tweets (VADER ratings, binarised), 10-fold CV (small set).", {"folds": 10}),
-    ("tweets-3class", "CrowdFlower tweets, negative / neutral / positive; a seeded sample of 8,000 train tweets.",
-     {"max_train": 8000}),
-)
-
-for _dataset, _description, _options in PROBE_DATASETS:
-    register(LinearProbe(TaskMetadata(
-        name=f"probe-{_dataset}", type="Classification", dataset=_dataset, eval_splits=("test",),
+def probe_family(spec: DatasetSpec) -> LinearProbe | None:
+    """Every packaged sentiment dataset: k-fold over all splits for a small one, seeded caps for a costly one."""
+    if not (spec.offline and spec.is_labelled and spec.has("sentiment")):
+        return None
+    folds = 10 if spec.has("small") else None
+    how = (" 10-fold CV over all splits (small set)." if folds else "") + (
+        f" Seeded samples of at most {spec.max_examples:,} examples per split." if spec.max_examples else "")
+    return LinearProbe(TaskMetadata(
+        name=f"probe-{spec.name}", type="Classification", dataset=spec.name, eval_splits=("test",),
         main_score="accuracy",
-        description=f"Linear probe (logistic regression, L2 tuned on dev) on frozen embeddings. {_description}",
-        reference="SentEval (Conneau & Kiela 2018) linear-probe protocol; senticse.txt §4.4",
-        groups=("probe",)), **_options))
+        description=f"Linear probe (logistic regression, L2 tuned on dev) on frozen embeddings of {spec.name} "
+                    f"({len(spec.label_names)} classes).{how}",
+        reference="SentEval (Conneau & Kiela 2018) linear-probe protocol; SentiCSE (Kim et al. 2024) §4.4",
+        groups=("probe",)), folds=folds, max_train=spec.max_examples, max_eval=spec.max_examples)
+
+
+register_family("probe", probe_family)

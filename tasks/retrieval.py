@@ -1,4 +1,4 @@
-"""Polarity / semantic retrieval (polarity-aware-retrieval.txt §3.1, Table 1's set-up).
+"""Polarity / semantic retrieval (Polarity-aware semantic retrieval (anonymous, under review) §3.1, Table 1's set-up).
 
 Protocol, per dataset:
 - queries: every sentence of the test split; lookup: a seeded sample of the train split five times the
@@ -25,10 +25,11 @@ import numpy as np
 
 from sentibench import metrics
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import capped_indices, split_arrays
-from sentibench.tasks.registry import register
+from sentibench.tasks.registry import register_family
 
 NDCG_CUTOFF = 10
 
@@ -85,7 +86,6 @@ class PolarityRetrieval(Task):
             f"mrr_at_{k}": float(metrics.mrr_at_k(relevant, k).mean()),
             f"ndcg_at_{NDCG_CUTOFF}": float(metrics.ndcg_at_k(relevant, NDCG_CUTOFF, n_relevant).mean()),
         }
-        scores["main_score"] = scores["polarity_score"]
         details = {
             "reference_model": reference_name,
             "reference_is_model_itself": same_model,
@@ -98,18 +98,19 @@ class PolarityRetrieval(Task):
         return Evaluation({"test": scores}, details)
 
 
-RETRIEVAL_DATASETS: tuple[tuple[str, str], ...] = (
-    ("mr", "movie-review sentences"),
-    ("vader-tweets", "tweets (VADER ratings, binarised)"),
-    ("vader-amazon", "Amazon review sentences (VADER ratings, binarised)"),
-    ("isarcasm", "iSarcasmEval tweets, sarcastic vs not (the paper's sarcasm set is news headlines)"),
-)
-
-for _dataset, _what in RETRIEVAL_DATASETS:
-    register(PolarityRetrieval(TaskMetadata(
-        name=f"retrieval-{_dataset}", type="Retrieval", dataset=_dataset, eval_splits=("test",),
+def retrieval_family(spec: DatasetSpec) -> PolarityRetrieval | None:
+    """Every packaged binary dataset of short texts labelled by sentiment or sarcasm (the paper's two)."""
+    if not (spec.offline and spec.is_binary and (spec.has("sentiment") or spec.has("sarcasm"))
+            and not spec.has("long")):
+        return None
+    return PolarityRetrieval(TaskMetadata(
+        name=f"retrieval-{spec.name}", type="Retrieval", dataset=spec.name, eval_splits=("test",),
         main_score="polarity_score",
-        description=f"Polarity-aware retrieval on {_what}: k=16 neighbours from a train lookup 5x the test "
-        "size; Polarity Score P, Semantic Similarity Score S (reference model R), P@k, MRR@k, nDCG@10.",
-        reference="polarity-aware-retrieval.txt §3.1 (Eq. 1-2), §3.2 / Table 1",
-        groups=("retrieval",))))
+        description=f"Polarity-aware retrieval on {spec.name} ({' / '.join(spec.label_names)}): k=16 neighbours "
+        "from a train lookup 5x the test size; Polarity Score P, Semantic Similarity Score S (reference model R), "
+        "P@k, MRR@k, nDCG@10.",
+        reference="Polarity-aware retrieval paper §3.1 (Eq. 1-2), §3.2 / Table 1",
+        groups=("retrieval",)))
+
+
+register_family("retrieval", retrieval_family)

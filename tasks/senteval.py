@@ -1,4 +1,5 @@
-"""SentEval transfer tasks (Conneau & Kiela 2018; infodcl.txt E.6, polarity-aware-retrieval.txt Table 7).
+"""SentEval transfer tasks (Conneau & Kiela 2018; InfoDCL, Zhang et al. 2023, E.6; the polarity-aware
+retrieval paper, Table 7).
 
 A logistic regression on frozen sentence embeddings, with SentEval's protocol per dataset:
 - MR, CR (here: the Amazon review snippets, VADER-rated, which are Hu & Liu's source sentences but not
@@ -107,7 +108,7 @@ class SentEvalTransfer(Task):
                                                x["test"], y["test"], seed)
         details["sizes"] = {s: int(len(v)) for s, v in y.items()}
         details.update(extra)
-        return Evaluation({"test": {**scores, "main_score": scores["accuracy"]}}, details)
+        return Evaluation({"test": scores}, details)
 
     @staticmethod
     def _pairs(part, encoder: Encoder, context: EvalContext) -> tuple[np.ndarray, np.ndarray]:
@@ -135,5 +136,6 @@ for _dataset, _what, _protocol in SENTEVAL_DATASETS:
         name=f"senteval-{_dataset}", type="Classification" if _dataset != "mrpc" else "PairClassification",
         dataset=_dataset, eval_splits=("test",), main_score="accuracy",
         description=f"SentEval transfer, {_what}: logistic regression on frozen embeddings ({_protocol}).",
-        reference="SentEval (Conneau & Kiela 2018); infodcl.txt E.6; polarity-aware-retrieval.txt Table 7",
+        reference="SentEval (Conneau & Kiela 2018); InfoDCL (Zhang et al., 2023) E.6; polarity-aware "
+                  "retrieval paper, Table 7",
         groups=("senteval",)), protocol=_protocol))

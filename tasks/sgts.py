@@ -1,4 +1,4 @@
-"""SgTS, Sentiment-guided Textual Similarity (SentiCSE paper, papers/senticse.txt §2).
+"""SgTS, Sentiment-guided Textual Similarity (SentiCSE, Kim et al., 2024, §2).
 
 Pairs of sentences get gold similarity 1 when their polarities agree and 0 when they differ; the score is
 Spearman's rho (main) and Pearson's r between the pairs' cosine similarities and that 0/1 gold.
@@ -20,14 +20,11 @@ one-pair-per-sentence design with lower variance. Evaluation uses the test split
 from __future__ import annotations
 
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
 from sentibench.sgts import N_PAIRS, sgts_on_split
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.registry import register
-
-DATASETS = {"mr": None, "imdb": 2000, "vader-amazon": None, "vader-tweets": None, "vader-nyt": None}
-"""Sentiment datasets with an SgTS task, and their cap on sentences per class (IMDB: 2,000 long reviews
-per class keeps the default suite's encode cost within the CPU budget)."""
+from sentibench.tasks.registry import register_family
 
 
 class SgTSTask(Task):
@@ -42,7 +39,7 @@ class SgTSTask(Task):
                         "the two sentences share a polarity (1) or not (0)"
                         + f"; {N_PAIRS} balanced pairs" + (f" over at most {max_per_class} sentences per class."
                                                              if max_per_class else "."),
-            reference="Kim et al. (2024), SentiCSE, §2 (papers/senticse.txt)",
+            reference="SentiCSE (Kim et al., 2024), §2",
         )
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
@@ -54,5 +51,11 @@ class SgTSTask(Task):
         return Evaluation({split: scores}, details)
 
 
-for _name, _cap in DATASETS.items():
-    register(SgTSTask(_name, max_per_class=_cap))
+def sgts_family(spec: DatasetSpec) -> SgTSTask | None:
+    """Every packaged binary sentiment dataset; a long-text set is capped at `max_examples` per polarity."""
+    if spec.offline and spec.is_binary and spec.has("sentiment"):
+        return SgTSTask(spec.name, max_per_class=spec.max_examples)
+    return None
+
+
+register_family("sgts", sgts_family)

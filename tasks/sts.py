@@ -1,4 +1,4 @@
-"""Semantic textual similarity (sifter.txt §5.2; MTEB's STS protocol and metric names).
+"""Semantic textual similarity (SIFTER (Yu et al.) §5.2; MTEB's STS protocol and metric names).
 
 Protocol: encode every distinct sentence of the evaluated split once; the predicted similarity of a pair
 is the cosine of its two vectors; scores are Spearman (main, `cosine_spearman`) and Pearson
@@ -69,7 +69,7 @@ class STS(Task):
                 extra, per_subset = subset_scores(predicted, gold, [subsets[i] for i in keep])
                 split_scores.update(extra)
                 details["subsets"][split] = per_subset
-            scores[split] = {**split_scores, "main_score": split_scores["cosine_spearman"]}
+            scores[split] = split_scores
             details["pairs"][split] = len(keep)
         return Evaluation(scores, details)
 
@@ -88,4 +88,4 @@ for _dataset, _splits, _what in STS_DATASETS:
     register(STS(TaskMetadata(
         name=f"sts-{_dataset}", type="STS", dataset=_dataset, eval_splits=_splits, main_score="cosine_spearman",
         description=f"{_what}: Spearman (main) and Pearson correlation of cosine similarity with gold scores.",
-        reference="sifter.txt §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",))))
+        reference="SIFTER (Yu et al.) §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",))))

@@ -75,3 +75,22 @@ def fixture_task():
 @pytest.fixture
 def fake_encoder():
     return FakeEncoder()
+
+
+@pytest.fixture(autouse=True)
+def isolated_registries():
+    """Tasks, datasets, methods and encoder kinds a test registers are gone after it (no leaks between
+    tests); what modules register at import is discovered first, so it is kept."""
+    from sentibench.data import store
+    from sentibench.models import methods
+    from sentibench.tasks import registry
+    from sentibench.training import checkpoint
+
+    methods.methods()
+    registry.all_tasks()
+    saved = registry.snapshot(), dict(store._REGISTRY), dict(methods._METHODS), dict(checkpoint._KINDS)
+    yield
+    registry.restore(saved[0])
+    for live, kept in zip((store._REGISTRY, methods._METHODS, checkpoint._KINDS), saved[1:]):
+        live.clear()
+        live.update(kept)

@@ -34,12 +34,12 @@ def task():
                                      license="test", citation="test", load_rows=lambda: {"train": rows, "test": rows},
                                      validation_fraction=0.0))
     return AlignmentUniformity(TaskMetadata(name="align-fixture", type="Geometry", dataset=name,
-                                            eval_splits=("test",), main_score="tolerance", description="",
-                                            reference=""))
+                                            eval_splits=("test",), main_score="tolerance", description="test fixture",
+                                            reference="test"))
 
 
 def test_hand_values(task):
-    evaluation = task.evaluate(CircleEncoder(), EvalContext())
+    evaluation = task.run(CircleEncoder(), EvalContext())
     scores = evaluation.scores["test"]
     # same-label pairs are 90 deg apart: ||x - y||^2 = 2, cos = 0
     assert scores["alignment"] == pytest.approx(2.0)
@@ -52,7 +52,7 @@ def test_hand_values(task):
 
 
 def test_sample_cap(task):
-    evaluation = task.evaluate(CircleEncoder(), EvalContext(limit=3))
+    evaluation = task.run(CircleEncoder(), EvalContext(limit=3))
     assert evaluation.details["examples"] == 3
 
 

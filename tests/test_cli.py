@@ -49,7 +49,12 @@ def test_random_baseline_and_bow_run(fixture_task, tmp_path, capsys):
     code, _, err = run_cli(capsys, "run", "-m", "random,bow-tfidf-svd", "-t", "sgts-fixture-reviews",
                            "--output-folder", str(tmp_path))
     assert code == 0, err
-    assert len(list(tmp_path.rglob("*.json"))) == 2
+    (random,) = tmp_path.rglob("random/*/sgts-fixture-reviews.json")
+    # Random vectors carry no polarity: over 112 pairs Spearman's rho has a null SD of about
+    # 1/sqrt(111) = 0.095, so |rho| < 0.3 (three SDs) unless the pairs leak the gold.
+    assert abs(json.loads(random.read_text())["scores"]["test"][0]["main_score"]) < 0.3
+    (bow,) = tmp_path.rglob("bow-tfidf-svd/*/sgts-fixture-reviews.json")
+    assert json.loads(bow.read_text())["scores"]["test"][0]["main_score"] is not None
 
 
 def test_bag_of_words_fits_on_both_sides_of_a_sentence_pair_split():
@@ -94,3 +99,19 @@ def test_list_commands(capsys):
     for what, expected in [("tasks", "sgts-mr"), ("models", "paraphrase-minilm-l3-v2"), ("datasets", "vader-nyt")]:
         code, out, _ = run_cli(capsys, "list", what)
         assert code == 0 and expected in out
+
+
+def test_provenance_records_the_normalisation_the_pipeline_applies(fixture_task, tmp_path, capsys):
+    # A local sentence-transformers folder gets an ad-hoc card (normalize: false by default); the
+    # all-MiniLM-L6-v2 pipeline ends in a Normalize module, so the recorded value must come from the
+    # loaded pipeline, not from the card's default.
+    from sentibench.models import card_for, get_card
+    from sentibench.models.loaders import weights_folder
+
+    folder = weights_folder(get_card("all-minilm-l6-v2"))
+    assert card_for(str(folder)).normalize is False
+    code, _, err = run_cli(capsys, "run", "-m", str(folder), "-t", "sgts-fixture-reviews",
+                           "--output-folder", str(tmp_path))
+    assert code == 0, err
+    (path,) = tmp_path.rglob("sgts-fixture-reviews.json")
+    assert json.loads(path.read_text())["sentibench"]["model"]["normalize"] is True

@@ -154,7 +154,7 @@ def test_fine_tune_restores_best_state_and_stops_as_the_reference(toy_dataset):
 
 def test_tiny_bert_learns_the_separable_toy_set(toy_dataset):
     task = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
-    evaluation = task.evaluate(None, _context())
+    evaluation = task.run(None, _context())
     details = evaluation.details
     assert [s["seed"] for s in details["per_seed"]] == [0, 1]
     assert all(s["train_label_counts"] == [4, 4] and s["validation_size"] == 8 for s in details["per_seed"])
@@ -167,7 +167,7 @@ def test_n_protocol_validates_each_epoch_on_the_validation_split(toy_dataset):
     config = dataclasses.replace(TOY_CONFIG, batch_size=4, eval_steps=None, metric="f1", max_epochs=6, patience=2)
     protocol = Protocol(name="toyn", per_class=False, sizes=(10,), seeds=1, validation_size=None, config=config,
                         reference="test")
-    evaluation = FewShotTask(protocol, 10, toy_dataset).evaluate(None, _context())
+    evaluation = FewShotTask(protocol, 10, toy_dataset).run(None, _context())
     run = evaluation.details["per_seed"][0]
     assert [s for s, _ in run["validation_history"]] == [3 * e for e in range(1, run["epochs"] + 1)]  # 10/4 -> 3
     assert run["validation_size"] == 12 and run["train_size"] == 10 and evaluation.details["n_train"] == 10
@@ -176,7 +176,7 @@ def test_n_protocol_validates_each_epoch_on_the_validation_split(toy_dataset):
 
 def test_same_seed_same_scores_and_aggregates_match_the_seeds(toy_dataset):
     task = FewShotTask(dataclasses.replace(TOY_PROTOCOL, seeds=3), 2, toy_dataset)
-    first, again = task.evaluate(None, _context(seed=5)), task.evaluate(None, _context(seed=5))
+    first, again = task.run(None, _context(seed=5)), task.run(None, _context(seed=5))
     assert first.details["per_seed"] == again.details["per_seed"] and first.scores == again.scores
     accuracies = [s["accuracy"] for s in first.details["per_seed"]]
     assert first.scores["test"]["accuracy"] == pytest.approx(np.mean(accuracies), abs=1e-12)
@@ -188,7 +188,7 @@ def test_model_without_torch_weights_names_the_frozen_task(toy_dataset):
     task = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
     context = EvalContext(model_name="bow-tfidf-svd", load_trainable=lambda: None)
     with pytest.raises(BenchError, match="no trainable torch weights; run 'fewshot-frozen-toy-k4-fewshot-toy'"):
-        task.evaluate(None, context)
+        task.run(None, context)
 
 
 # --- frozen twin -------------------------------------------------------------------------------------------
@@ -197,8 +197,7 @@ def test_frozen_twin_uses_the_same_draws_and_separates_the_toy_set(toy_dataset):
     tuned = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
     frozen = FewShotTask(TOY_PROTOCOL, 4, toy_dataset, frozen=True, test_cap=10)
     assert frozen.name == tuned.frozen_name == "fewshot-frozen-toy-k4-fewshot-toy"
-    assert not frozen.metadata.needs_training and tuned.metadata.needs_training
-    evaluation = frozen.evaluate(WordCountEncoder(), EvalContext())
+    evaluation = frozen.run(WordCountEncoder(), EvalContext())
     assert evaluation.scores == {"test": {"accuracy": 1.0, "accuracy_std": 0.0, "f1": 1.0, "f1_std": 0.0,
                                           "main_score": 1.0}}
     context = EvalContext()

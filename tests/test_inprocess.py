@@ -12,7 +12,7 @@ from sentibench.tasks.base import EvalContext
 
 
 def test_any_object_with_encode_runs_under_its_given_name(tmp_path, fixture_task, fake_encoder):
-    expected = fixture_task.evaluate(fake_encoder, EvalContext(seed=0)).scores["test"]["main_score"]
+    expected = fixture_task.run(fake_encoder, EvalContext(seed=0)).scores["test"]["main_score"]
     report = run([InProcessModel("my-encoder", fake_encoder)], [fixture_task], tmp_path)
     assert report.written == [tmp_path / "my-encoder" / "in-process" / f"{fixture_task.name}.json"]
     stored = read_result(report.written[0])

@@ -128,7 +128,7 @@ def test_sgts_inside_mteb_equals_sentibench_on_the_same_pairs(fixture_task, fake
     from sentibench.tasks.base import EvalContext
 
     encoder = fake_encoder if encoder_kind == "fake" else RandomEncoder(dimension=16)
-    ours = fixture_task.evaluate(encoder, EvalContext(seed=0))
+    ours = fixture_task.run(encoder, EvalContext(seed=0))
     (task,) = get_tasks([fixture_task.name])
     task.load_data()
     rows = task.dataset["test"]
@@ -150,7 +150,7 @@ def test_protocol_tasks_run_inside_mteb_with_our_scores(fixture_task, fake_encod
             name="probe-fixture-reviews", type="Classification", dataset="fixture-reviews", eval_splits=("test",),
             main_score="accuracy", description="fixture probe", reference="-"), folds=4))
     probe = all_tasks()["probe-fixture-reviews"]
-    ours = probe.evaluate(fake_encoder, EvalContext(seed=0))
+    ours = probe.run(fake_encoder, EvalContext(seed=0))
     (task,) = get_tasks([probe.name])
     assert task.metadata.type == "Classification"
     (result,) = _run_in_mteb(get_model("fake-encoder", encoder=fake_encoder), [task])

@@ -45,13 +45,14 @@ def _register(name: str, rows: dict, validation_fraction: float = 0.0) -> str:
 
 def _probe(dataset: str, **options) -> LinearProbe:
     return LinearProbe(TaskMetadata(name=f"probe-{dataset}", type="Classification", dataset=dataset,
-                                    eval_splits=("test",), main_score="accuracy", description="", reference=""),
+                                    eval_splits=("test",), main_score="accuracy", description="test fixture",
+                                    reference="test"),
                        **options)
 
 
 def test_separable_fixture_is_learned_perfectly_with_given_splits():
     name = _register("frozen-probe-splits", {"train": _rows(60), "validation": _rows(20, 100), "test": _rows(30, 200)})
-    evaluation = _probe(name).evaluate(HashEncoder(), EvalContext())
+    evaluation = _probe(name).run(HashEncoder(), EvalContext())
     assert evaluation.scores == {"test": {"accuracy": 1.0, "f1": 1.0, "main_score": 1.0}}
     assert evaluation.details["protocol"] == "train / dev (C) / test"
     assert evaluation.details["sizes"] == {"train": 60, "validation": 20, "test": 30}
@@ -61,13 +62,13 @@ def test_separable_fixture_is_learned_perfectly_with_given_splits():
 def test_chance_level_without_signal():
     name = _register("frozen-probe-splits", {})
     # noise 50x the class gap: the probe cannot beat chance by much on 30 test points
-    evaluation = _probe(name).evaluate(HashEncoder(noise=100.0), EvalContext())
+    evaluation = _probe(name).run(HashEncoder(noise=100.0), EvalContext())
     assert evaluation.scores["test"]["accuracy"] < 0.85
 
 
 def test_dev_is_carved_from_train_when_missing():
     name = _register("frozen-probe-nodev", {"train": _rows(60), "test": _rows(20, 300)})
-    evaluation = _probe(name).evaluate(HashEncoder(), EvalContext())
+    evaluation = _probe(name).run(HashEncoder(), EvalContext())
     assert evaluation.details["protocol"].startswith("train / dev carved from train (10%")
     assert evaluation.scores["test"]["accuracy"] == 1.0
 
@@ -75,7 +76,7 @@ def test_dev_is_carved_from_train_when_missing():
 def test_kfold_uses_every_example_once():
     name = _register("frozen-probe-kfold", {"train": _rows(40), "test": _rows(10, 400)})
     encoder = HashEncoder()
-    evaluation = _probe(name, folds=5).evaluate(encoder, EvalContext())
+    evaluation = _probe(name, folds=5).run(encoder, EvalContext())
     assert evaluation.details["folds"] == 5 and len(evaluation.details["per_fold"]) == 5
     assert evaluation.scores["test"]["accuracy"] == 1.0
     assert evaluation.details["accuracy_std"] == 0.0
@@ -88,7 +89,7 @@ def test_caps_and_limit_are_seeded_prefix_samples():
     assert small < large and len(small) == 10
     assert list(capped_indices(100, 10, 3)) == sorted(capped_indices(100, 10, 3))
     name = _register("frozen-probe-splits", {})
-    evaluation = _probe(name, max_train=20).evaluate(HashEncoder(), EvalContext(limit=16))
+    evaluation = _probe(name, max_train=20).run(HashEncoder(), EvalContext(limit=16))
     assert evaluation.details["sizes"] == {"train": 16, "validation": 16, "test": 16}
 
 
@@ -109,5 +110,5 @@ def test_crowdflower_parser(tmp_path):
 
 def test_kfold_shrinks_to_the_smallest_class():
     name = _register("frozen-probe-tiny", {"train": _rows(8), "test": _rows(2, 500)})
-    evaluation = _probe(name, folds=10).evaluate(HashEncoder(), EvalContext())
+    evaluation = _probe(name, folds=10).run(HashEncoder(), EvalContext())
     assert evaluation.details["folds"] == 5  # 5 examples per class

@@ -66,7 +66,7 @@ def test_faiss_neighbours_match_brute_force():
 def test_scores_by_hand(task):
     # q-pos at 0 deg: nearest a(10, pos), b(20, neg), c(35, pos); q-neg at 180: f(170, neg), g(200, pos), h(215, neg)
     w = [3 / 6, 2 / 6, 1 / 6]
-    evaluation = task.evaluate(model_encoder(), EvalContext(model_name="model"))
+    evaluation = task.run(model_encoder(), EvalContext(model_name="model"))
     scores = evaluation.scores["test"]
     p = [w[0] + w[2], w[0] + w[2]]
     assert scores["polarity_score"] == pytest.approx(np.mean(p))
@@ -82,7 +82,7 @@ def test_scores_by_hand(task):
 
 
 def test_ndcg_against_brute_force_ranking(task):
-    evaluation = task.evaluate(model_encoder(), EvalContext(model_name="model"))
+    evaluation = task.run(model_encoder(), EvalContext(model_name="model"))
     labels = {t: y for t, (_, y) in LOOKUP.items()}
     values = []
     for angle, label in QUERIES.values():
@@ -102,7 +102,7 @@ def test_semantic_score_uses_the_reference_model(task):
     asked = []
     context = EvalContext(model_name="tuned", reference_model="base",
                           load_encoder=lambda name: asked.append(name) or reference)
-    evaluation = task.evaluate(model_encoder(), context)
+    evaluation = task.run(model_encoder(), context)
     w = metrics.linear_discount_weights(3)
     slow = []
     for angle, _ in QUERIES.values():
@@ -125,8 +125,8 @@ def test_lookup_is_five_times_the_queries_when_train_is_large(tmp_path):
                                  validation_fraction=0.0))
     table = {r["text"]: rng.normal(size=4) for r in train + test}
     task = PolarityRetrieval(TaskMetadata(name="r", type="Retrieval", dataset=name, eval_splits=("test",),
-                                          main_score="polarity_score", description="", reference=""))
-    evaluation = task.evaluate(TableEncoder(table, "m"), EvalContext(model_name="m"))
+                                          main_score="polarity_score", description="test fixture", reference="test"))
+    evaluation = task.run(TableEncoder(table, "m"), EvalContext(model_name="m"))
     assert evaluation.details["lookup"] == 30 and evaluation.details["k"] == 16
     assert get_dataset(name).content_hash == evaluation.details["dataset_hash"]
 

@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 
+from sentibench.data import get_dataset
 from sentibench.errors import BenchError
 from sentibench.tasks.base import EvalContext
 from sentibench.sgts import build_pairs, sgts_scores
@@ -18,7 +19,6 @@ def test_sgts_scores_worked_by_hand():
     other = np.array([[c, math.sqrt(1 - c * c)] for c in cosines])
     scores = sgts_scores(unit, other, [1, 1, 0, 0])
     assert scores["cosine_spearman"] == pytest.approx(2 / math.sqrt(5))
-    assert scores["main_score"] == scores["cosine_spearman"]
     # Pearson by hand: cos mean 0.625, deviations [.275, .175, -.525, .075]; gold deviations [.5, .5, -.5, -.5]
     cov = (0.275 + 0.175 + 0.525 - 0.075) * 0.5
     var_c = 0.275**2 + 0.175**2 + 0.525**2 + 0.075**2
@@ -28,7 +28,7 @@ def test_sgts_scores_worked_by_hand():
 def test_sgts_scores_undefined_is_none_not_nan():
     same = np.ones((4, 3))
     scores = sgts_scores(same, same, [1, 0, 1, 0])
-    assert scores["cosine_spearman"] is None and scores["main_score"] is None
+    assert scores["cosine_spearman"] is None and scores["cosine_pearson"] is None
 
 
 def test_pairs_are_balanced_distinct_and_seeded():
@@ -56,7 +56,7 @@ def test_pairs_need_two_polarities_with_enough_sentences():
 
 
 def test_sgts_task_golden_score_with_fake_encoder(fixture_task, fake_encoder):
-    evaluation = fixture_task.evaluate(fake_encoder, EvalContext(seed=0))
+    evaluation = fixture_task.run(fake_encoder, EvalContext(seed=0))
     # 16 test sentences, 8 per class: q = min(1000, 8 * 7 / 2) = 28 -> 112 pairs, half of them same-polarity.
     assert evaluation.details["n_pairs"] == 112 and evaluation.details["n_same"] == 56
     # The fake encoder separates polarity words perfectly: every same-polarity pair has a higher cosine
@@ -66,6 +66,19 @@ def test_sgts_task_golden_score_with_fake_encoder(fixture_task, fake_encoder):
     n = 112
     rho_max = math.sqrt(3 * n**2 / (4 * (n**2 - 1)))
     assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(rho_max)
-    # golden value: pins the pairing and the cosines
-    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(0.9992078, abs=1e-6)
-    assert fake_encoder.calls == 1, "each distinct sentence is encoded once, in one call"
+    # Pearson from a slow, independent computation over the same pairs (pure Python cosines and formula).
+    rows = get_dataset("fixture-reviews").split("test")
+    texts, labels = list(rows["text"]), list(rows["label"])
+    pairs = build_pairs(labels, seed=0)
+    vectors = dict(zip(texts, fake_encoder.encode(texts).tolist()))
+
+    def cosine(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+    xs = [cosine(vectors[texts[i]], vectors[texts[j]]) for i, j, _ in pairs]
+    ys = [float(gold) for _, _, gold in pairs]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slow = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(
+        sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
+    assert evaluation.scores["test"]["cosine_pearson"] == pytest.approx(slow, abs=1e-9)
+    assert fake_encoder.calls == 2, "the task encodes each distinct sentence once, in one call (+1 above)"

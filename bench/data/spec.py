@@ -6,10 +6,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from sentibench.errors import BenchError
+
 Row = dict[str, object]
 RowsBySplit = dict[str, list[Row]]
 
 UNSPLIT = "all"  # a source that returns {"all": rows} is split by the spec's stratified plan
+
+DATASET_TAGS = frozenset({
+    "sentiment", "sarcasm", "subjectivity", "topic", "sts", "paraphrase",  # what the labels are
+    "review", "tweet", "news",                                             # the genre of the texts
+    "long",    # multi-sentence documents: protocols cap them with `max_examples` (encode / fine-tune cost)
+    "small",   # a few hundred test items: probes use 10-fold cross-validation over all splits instead
+})
+"""Task families select datasets by these tags (e.g. SgTS: labelled, binary, "sentiment"), so a new
+dataset gets its tasks from one catalog entry."""
 
 
 @dataclass(frozen=True)
@@ -41,8 +52,29 @@ class DatasetSpec:
     validation_fraction: float = 0.1  # carved (stratified) from train when a source has no validation split
     split_seed: int = 42
     recipe: int = 1
-    tags: tuple[str, ...] = ()  # e.g. "sentiment", "sts", "topic"
+    tags: tuple[str, ...] = ()  # from DATASET_TAGS
+    max_examples: int | None = None  # seeded cap per split for costly (long) texts; see each task family
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.tags) - DATASET_TAGS)
+        if unknown:
+            known = ", ".join(sorted(DATASET_TAGS))
+            raise BenchError(f"dataset '{self.name}': unknown tag(s) {unknown}; known: {known}")
+        if self.max_examples is not None and self.max_examples < 2:
+            raise BenchError(f"dataset '{self.name}': max_examples must be at least 2")
+
+    def has(self, *tags: str) -> bool:
+        return set(tags) <= set(self.tags)
 
     @property
-    def is_sentiment(self) -> bool:
-        return "sentiment" in self.tags
+    def offline(self) -> bool:
+        """Rows come from a pinned package or local file (not only from the Hub)."""
+        return self.load_rows is not None
+
+    @property
+    def is_labelled(self) -> bool:
+        return self.kind == "classification" and len(self.label_names) >= 2
+
+    @property
+    def is_binary(self) -> bool:
+        return self.kind == "classification" and len(self.label_names) == 2

@@ -40,7 +40,8 @@ def mteb_metadata(task: Task):
 
     spec = get_spec(task.metadata.dataset)
     return TaskMetadata(
-        name=task.name, description=f"{task.metadata.description} Protocol: {task.metadata.reference}.",
+        name=task.name, description=f"{task.metadata.description} Protocol: {task.metadata.reference} "
+                                    f"(sentibench protocol version {task.metadata.version}).",
         dataset={"path": f"sentibench/{spec.name}", "revision": f"{spec.name}-r{spec.recipe}"},
         type=MTEB_TYPES[task.metadata.type], category="t2t", modalities=["text"],
         eval_splits=list(task.metadata.eval_splits), eval_langs=["eng-Latn"], main_score=task.metadata.main_score,
@@ -105,7 +106,7 @@ def _protocol_base() -> type:
             from sentibench.mteb.encoder import MtebModelEncoder
 
             encoder = MtebModelEncoder(model, self.metadata)
-            evaluation = self.sentibench_task.evaluate(encoder, EvalContext(seed=self.pair_seed,
+            evaluation = self.sentibench_task.run(encoder, EvalContext(seed=self.pair_seed,
                                                                             model_name=encoder.name))
             return dict(evaluation.scores[hf_split])
 
@@ -122,9 +123,14 @@ def _class_name(task: Task) -> str:
     return "Sentibench" + "".join(part.capitalize() for part in task.name.replace("_", "-").split("-"))
 
 
+def fine_tunes(task: Task) -> bool:
+    """Whether the task fine-tunes the model (few-shot tasks other than the frozen twins)."""
+    return task.metadata.type == "FewShot" and not getattr(task, "frozen", False)
+
+
 def mteb_task_class(task: Task, seed: int = 0) -> type | None:
     """The mteb task class for one of our tasks (None when it has no mteb form, see the module docstring)."""
-    if task.metadata.type not in MTEB_TYPES or task.metadata.needs_training:
+    if task.metadata.type not in MTEB_TYPES or fine_tunes(task):
         return None
     if task.metadata.type in ("SgTS", "STS"):
         return _sts_class(task, seed)
@@ -144,7 +150,7 @@ def get_tasks(names: list[str] | None = None, seed: int = 0) -> list:
         if cls is None:
             if names:
                 raise BenchError(f"task '{task.name}' has no mteb form ({task.metadata.type}"
-                                 f"{', fine-tunes the model' if task.metadata.needs_training else ''})")
+                                 f"{', fine-tunes the model' if fine_tunes(task) else ''})")
             continue
         out.append(cls())
     return out

@@ -13,9 +13,7 @@ import dataclasses
 import hashlib
 import json
 import re
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -23,10 +21,10 @@ from typing import Any
 import yaml
 
 from sentibench.errors import BenchError, UnavailableError
-from sentibench.io import atomic_write_json, atomic_write_text
+from sentibench.io import atomic_folder, atomic_write_json, atomic_write_text
 from sentibench.models.cards import ModelCard, read_card, user_cards_dir
 from sentibench.models.loaders import card_for, weights_folder
-from sentibench.models.methods import TrainRequest, check_preset, get_method
+from sentibench.models.methods import TrainRequest, check_preset, get_method, offline_alternative
 from sentibench.paths import cache_dir
 from sentibench.training.checkpoint import checkpoint_kind
 
@@ -80,9 +78,10 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     if user_folder:
         _check_output(out_dir)
     data_hash = get_dataset(data).content_hash
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.partial-"))
-    try:
+    if user_folder and out_dir.exists():
+        out_dir.rmdir()  # empty (checked above); recreated atomically below
+    # our own cache folder may hold an earlier, unfinished run of the same recipe: replaced
+    with atomic_folder(out_dir, replace=not user_folder) as tmp:
         print(f"training {method} ({preset} preset) from {base} on {data} -> {out_dir}", file=sys.stderr)
         started = time.time()
         report = chosen.train(TrainRequest(method=method, base=base, base_card=base_card, data=data,
@@ -93,13 +92,6 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
         report = {**report, "recipe": recipe, "data_hash": data_hash,
                   "train_seconds": round(time.time() - started, 1)}
         atomic_write_json(tmp / DONE_FILE, report)
-        if out_dir.exists() and not user_folder:  # our own cache folder from an earlier, unfinished recipe
-            shutil.rmtree(out_dir)
-        elif out_dir.exists():
-            out_dir.rmdir()  # empty (checked above)
-        tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     if not write_card:
         return None
     card = {
@@ -125,10 +117,8 @@ def _require_base(card: ModelCard) -> None:
     try:
         weights_folder(card_for(recipe["base"]))
     except UnavailableError as error:
-        raise UnavailableError(
-            f"model '{card.name}' must first be trained from '{recipe['base']}': {error} Instead run "
-            f"`bench train {recipe['method']} --base all-minilm-l6-v2 --data {recipe['data']} --preset cpu` "
-            f"or use a card trained offline (e.g. senticse-minilm).") from None
+        raise UnavailableError(f"model '{card.name}' must first be trained from '{recipe['base']}': {error} Or "
+                               + offline_alternative(recipe["method"], recipe["data"])) from None
 
 
 def ensure_trained(card: ModelCard) -> Path:

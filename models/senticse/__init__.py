@@ -1,4 +1,4 @@
-"""SentiCSE (Kim et al. 2024, papers/senticse.txt): sentiment-aware word-level (polarity-aware MLM over
+"""SentiCSE (Kim et al., 2024): sentiment-aware word-level (polarity-aware MLM over
 SentiWordNet) and sentence-level (quadruple supervised contrastive) objectives. Registers the method."""
 
 from sentibench.models.methods import Method, register_method

@@ -38,6 +38,7 @@ import torch
 from sentibench.data import get_dataset
 from sentibench.encoders import TransformerEncoder
 from sentibench.errors import BenchError
+from sentibench.models.methods import offline_alternative
 from sentibench.models.senticse.lexicon import SENTIWORDNET_SOURCE, VocabularyTables, sentiwordnet, vocabulary_tables
 from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
 from sentibench.models.senticse.mlm_head import MaskedLMHead, build_head
@@ -168,7 +169,7 @@ def step_loss(encoder: TransformerEncoder, objective: Objective, config: Config,
 
 def validation_sgts(encoder: TransformerEncoder, texts: list[str], labels: list[int], seed: int) -> float:
     scores, _ = sgts_on_split(encoder, texts, labels, seed=seed, batch_size=64)
-    return float(scores["main_score"]) if scores["main_score"] is not None else -1.0
+    return float(scores["cosine_spearman"]) if scores["cosine_spearman"] is not None else -1.0
 
 
 class Trained(torch.nn.Module):
@@ -226,12 +227,10 @@ def train(request) -> dict[str, Any]:
     config = resolve_config(request.preset, request.options)
     try:  # the base first: a hub-only base fails here, offline, before any data work
         encoder = load_trainable(request.base_card, device=request.device)
-    except BenchError as error:  # keep the reason (first sentence), replace the advice with SentiCSE's own
+    except BenchError as error:  # keep the reason (first sentence), replace the advice
         reason = str(error).split(". ")[0].rstrip(".")
-        raise BenchError(f"SentiCSE cannot load its base '{request.base}': {reason}. Instead run "
-                         f"`bench run --model senticse-minilm --tasks sgts,fewshot` (SentiCSE on all-MiniLM-L6-v2, "
-                         f"trained offline) or `bench train senticse --base all-minilm-l6-v2 --data "
-                         f"{request.data} --preset cpu`.") from None
+        raise BenchError(f"SentiCSE cannot load its base '{request.base}': {reason}; "
+                         + offline_alternative("senticse", request.data)) from None
     if encoder is None:
         raise BenchError(f"SentiCSE needs a transformers checkpoint; '{request.base}' has no torch weights")
     dataset = get_dataset(request.data)
