@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -27,13 +26,27 @@ class TrainRequest:
     options: dict[str, Any] = field(default_factory=dict)  # method-specific, e.g. {"ablation": "no-word"}
 
 
+def load_entry_point(entry_point: str) -> Any:
+    """The object a "package.module:attribute" string names (a registered, in-package name, never user input)."""
+    module, _, attribute = entry_point.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
 @dataclass(frozen=True)
 class Method:
+    """A trainable method. Its training code is named by `entry_point` ("module:function", taking a
+    `TrainRequest` and returning a JSON-able training report) and imported only when the method trains, so
+    that listing or resolving methods never imports torch. `presets` must equal the entry module's
+    `PRESETS` keys (a test holds every registered method to it)."""
+
     name: str
     presets: tuple[str, ...]
-    train: Callable[[TrainRequest], dict[str, Any]]  # returns a JSON-able training report
+    entry_point: str
     description: str
     reference: str
+
+    def train(self, request: TrainRequest) -> dict[str, Any]:
+        return load_entry_point(self.entry_point)(request)
 
 
 _METHODS: dict[str, Method] = {}

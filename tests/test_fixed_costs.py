@@ -32,7 +32,20 @@ def test_listings_and_the_leaderboard_import_no_heavy_library(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
     assert _heavy_imports(tmp_path, ["list", "tasks"], ["list", "models"], ["list", "datasets"],
+                          ["list", "methods"],
                           ["leaderboard", "--results", str(results), "--output", str(tmp_path / "lb.md")]) == []
+
+
+def test_each_method_declares_the_presets_its_training_module_defines():
+    import importlib
+
+    from sentibench.models.methods import methods
+
+    assert set(methods()) >= {"senticse", "sifter-simcse", "sifter-lstm", "infodcl", "polarity-st", "setfit"}
+    for method in methods().values():
+        module = importlib.import_module(method.entry_point.partition(":")[0])
+        assert method.presets == tuple(module.PRESETS), method.name
+        assert callable(getattr(module, method.entry_point.partition(":")[2])), method.name
 
 
 def test_a_run_with_nothing_to_do_imports_no_heavy_library(tmp_path):

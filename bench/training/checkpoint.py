@@ -24,11 +24,12 @@ MODULE_CONFIG = "sentibench_encoder.json"
 MODULE_WEIGHTS = "model.safetensors"
 
 ModuleLoader = Callable[[Path, dict[str, Any], str | None], Any]  # (folder, config, device) -> Encoder
-_KINDS: dict[str, ModuleLoader] = {}
+_KINDS: dict[str, ModuleLoader | str] = {}
 
 
-def register_encoder_kind(kind: str, loader: ModuleLoader) -> None:
-    """Declare how a module checkpoint of `kind` loads (a method package calls this at import)."""
+def register_encoder_kind(kind: str, loader: ModuleLoader | str) -> None:
+    """Declare how a module checkpoint of `kind` loads (a method package calls this at import). The loader may
+    be named as "module:function", imported only when such a checkpoint is loaded."""
     _KINDS[kind] = loader
 
 
@@ -84,4 +85,9 @@ def load_module_checkpoint(folder: Path, device: str | None = None):
         methods()  # method packages register their encoder kinds on import
     if kind not in _KINDS:
         raise BenchError(f"checkpoint {folder}: unknown encoder kind '{kind}'; known: {', '.join(sorted(_KINDS))}")
-    return _KINDS[kind](Path(folder), config, device)
+    loader = _KINDS[kind]
+    if isinstance(loader, str):
+        from sentibench.models.methods import load_entry_point
+
+        loader = load_entry_point(loader)
+    return loader(Path(folder), config, device)

@@ -2,14 +2,12 @@
 hashtags), LCL-LiT + NPMI-weighted CCL + surrogate label prediction + MLM, with epoch-wise re-pairing.
 Registers the method."""
 
-from sentibench.models.infodcl.train import PRESETS
-from sentibench.models.infodcl.train import train as train_infodcl
 from sentibench.models.methods import Method, register_method
 
 METHOD = register_method(Method(
     name="infodcl",
-    presets=tuple(PRESETS),
-    train=train_infodcl,
+    presets=("paper", "cpu"),
+    entry_point="sentibench.models.infodcl.train:train",
     description="InfoDCL: distantly supervised contrastive learning with hashtag surrogate labels (LCL-LiT + "
                 "NPMI-weighted corpus-aware contrastive loss + surrogate label prediction + MLM).",
     reference="Zhang, C., Abdul-Mageed, M. & Jawahar, G. (2023). Contrastive Learning of Sociopragmatic Meaning "

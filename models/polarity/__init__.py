@@ -3,21 +3,19 @@ generation per polarity, the library's Triplet / Contrastive / OnlineContrastive
 losses with their margins, and the SetFit baseline. Registers the methods `polarity-st` and `setfit`."""
 
 from sentibench.models.methods import Method, register_method
-from sentibench.models.polarity.setfit_baseline import PRESETS as SETFIT_PRESETS
-from sentibench.models.polarity.setfit_baseline import train as train_setfit
-from sentibench.models.polarity.train import PRESETS
-from sentibench.models.polarity.train import train as train_polarity
 
 REFERENCE = ("Polarity-aware semantic retrieval with fine-tuned sentence embeddings (anonymous, under review; "
              "a later version: 'Margins in Contrastive Learning'). §3.3-3.4, Appendix A, Tables 2, 5, 6, 8.")
 
 register_method(Method(
-    name="polarity-st", presets=tuple(PRESETS), train=train_polarity, reference=REFERENCE,
+    name="polarity-st", presets=("paper", "cpu"), entry_point="sentibench.models.polarity.train:train",
+    reference=REFERENCE,
     description="polarity-st: a sentence-transformer fine-tuned with the library's trainer on kNN-generated "
                 "examples (same/other-polarity neighbours above a similarity threshold) with a Triplet, "
                 "Contrastive, OnlineContrastive or MultipleNegativesRanking loss."))
 
 register_method(Method(
-    name="setfit", presets=tuple(SETFIT_PRESETS), train=train_setfit, reference=REFERENCE,
+    name="setfit", presets=("paper", "cpu"),
+    entry_point="sentibench.models.polarity.setfit_baseline:train", reference=REFERENCE,
     description="SetFit baseline (setfit library, optional extra): CosineSimilarityLoss on sampled same/other-label "
                 "pairs, then a differentiable head trained end to end."))

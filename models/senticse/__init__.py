@@ -2,13 +2,11 @@
 SentiWordNet) and sentence-level (quadruple supervised contrastive) objectives. Registers the method."""
 
 from sentibench.models.methods import Method, register_method
-from sentibench.models.senticse.train import PRESETS
-from sentibench.models.senticse.train import train as train_senticse
 
 METHOD = register_method(Method(
     name="senticse",
-    presets=tuple(PRESETS),
-    train=train_senticse,
+    presets=("paper", "cpu"),
+    entry_point="sentibench.models.senticse.train:train",
     description="SentiCSE: polarity-aware masked-word prediction (SentiWordNet) plus a quadruple supervised "
                 "contrastive loss over positive and negative sentences.",
     reference="Kim, J. et al. (2024). SentiCSE: A Sentiment-aware Contrastive Sentence Embedding Framework "

@@ -8,24 +8,22 @@ each with its control under the same code path:
 """
 
 from sentibench.models.methods import Method, register_method
-from sentibench.models.sifter import lstm
-from sentibench.models.sifter import lstm_train, simcse
 from sentibench.training.checkpoint import register_encoder_kind
 
 REFERENCE = ("Yu, C., Zhu, W., Liu, C., Zhang, X. & Zhai, Q. SIFTER: A Task-specific Alignment Strategy for "
              "Enhancing Sentence Embeddings.")
 
 register_method(Method(
-    name="sifter-simcse", presets=tuple(simcse.PRESETS), train=simcse.train,
+    name="sifter-simcse", presets=("paper", "cpu"), entry_point="sentibench.models.sifter.simcse:train",
     description="SIFTER-SimCSE: positives made by appending the sentence's backbone (a dependency-parse triple) "
                 "and by deleting articles and conjunctions; three-way InfoNCE. variant=simcse: unsupervised "
                 "SimCSE.",
     reference=REFERENCE + " §3, §5.4, eq. 2.",
 ))
 register_method(Method(
-    name="sifter-lstm", presets=tuple(lstm_train.PRESETS), train=lstm_train.train,
+    name="sifter-lstm", presets=("paper", "cpu"), entry_point="sentibench.models.sifter.lstm_train:train",
     description="SIFTER-LSTM: an LSTM classifier whose input gate is short-circuited to 1 for sentiment words "
                 "(Hu & Liu opinion lexicon); sentence vector = final hidden state. gate=standard: plain LSTM.",
     reference=REFERENCE + " §4, §5.4, eq. 4.",
 ))
-register_encoder_kind(lstm.ENCODER_KIND, lstm.load_checkpoint)
+register_encoder_kind("sifter-lstm", "sentibench.models.sifter.lstm:load_checkpoint")
