@@ -36,6 +36,9 @@ JSON has both ends, the method and the unit; docs/tasks.md, "Uncertainty"). The 
 *Rank* is the mean of a model's ranks over the columns it has (its *coverage*), *average* the mean score
 over them; neither is comparable across different coverage.
 A `*` marks a result on a dataset the model was trained or selected on (in-domain, as in SentiCSE's Table 3).
+A `†` marks a result made from a working tree with uncommitted changes (made before `bench run` refused to
+write `results/` from one): its recorded commit is not exactly the code behind it, and
+`python benchmarks/regenerate.py` re-runs it from a clean commit.
 Few-shot scores are means over seeds (the result JSON holds every seed, the std and the test set's
 majority rate); `fewshot-full` is fine-tuned, `fewshot-frozen` is logistic regression on the same draws.
 Smoke runs (`--limit`) are left out. A model name followed by a dtype in brackets, e.g. `(bfloat16)`, was
@@ -57,6 +60,11 @@ class Cell:
     @property
     def in_domain(self) -> bool:
         return bool(self.result.provenance.get("trained_on_eval_dataset"))
+
+    @property
+    def from_dirty_tree(self) -> bool:
+        """Made from a working tree with uncommitted changes: the recorded commit is not the exact code."""
+        return str(self.result.provenance.get("git_commit")).endswith("-dirty")
 
 
 @dataclass
@@ -195,10 +203,11 @@ def build(root: Path) -> tuple[list[Group], list[StoredResult]]:
 
 
 def cell_text(cell: Cell) -> str:
-    """`76.77 ± 0.84` (bold when best, `~` when not significantly worse, `*` when in-domain)."""
+    """`76.77 ± 0.84` (bold when best, `~` when not significantly worse, `*` when in-domain, `†` when made
+    from a dirty tree)."""
     if cell.score is None:
         return "n/a"
-    text = f"{100 * cell.score:.2f}" + ("\\*" if cell.in_domain else "")
+    text = f"{100 * cell.score:.2f}" + ("\\*" if cell.in_domain else "") + ("†" if cell.from_dirty_tree else "")
     if cell.low is not None and cell.high is not None:
         text += f" ± {100 * (cell.high - cell.low) / 2:.2f}"
     if cell.best:

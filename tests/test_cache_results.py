@@ -40,10 +40,11 @@ def _version(task):
     return all_tasks()[task].metadata.version
 
 
-def _result(task, score, group="sgts", trained=False, limit=None, version=None):
+def _result(task, score, group="sgts", trained=False, limit=None, version=None, commit="0123abc"):
     return task_result(task, "hash", {"test": {"main_score": score, "cosine_spearman": score}}, 1.0,
                        {"task": {"groups": [group], "type": "SgTS", "version": version or _version(task)},
-                        "main_split": "test", "trained_on_eval_dataset": trained, "limit": limit})
+                        "main_split": "test", "trained_on_eval_dataset": trained, "limit": limit,
+                        "git_commit": commit})
 
 
 def test_result_json_round_trip_writes_null_never_nan(tmp_path):
@@ -78,6 +79,14 @@ def test_leaderboard_tables_marks_and_determinism(tmp_path):
     assert rows[1] == ["a", "1.00", "40.00", "2/2", "**30.00**", "**50.00\\***"]
     assert rows[2] == ["b", "2.00", "10.00", "1/2", "", "10.00"], "no unit values: no significance mark"
     assert "| c " not in text, "smoke runs (--limit) stay off the leaderboard"
+
+
+def test_leaderboard_marks_results_made_from_a_dirty_tree(tmp_path):
+    write_result(result_path(tmp_path, "a", "r", "sgts-mr"), _result("sgts-mr", 0.5, commit="0123abc-dirty"))
+    write_result(result_path(tmp_path, "b", "r", "sgts-mr"), _result("sgts-mr", 0.25, trained=True))
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in render(tmp_path).splitlines()
+            if line.startswith("| ")]
+    assert rows[1:] == [["a", "1.00", "50.00", "1/1", "**50.00†**"], ["b", "2.00", "25.00", "1/1", "25.00\\*"]]
 
 
 def test_leaderboard_leaves_out_results_of_an_older_protocol_version(tmp_path):
