@@ -325,3 +325,20 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
     report = json.loads((tmp_path / "s" / DONE_FILE).read_text())
     assert report["training"]["sentences"] == 8 and report["config"]["num_iterations"] == 2
     assert load_encoder(card).encode(["a joyous triumph"]).shape == (1, 16)
+
+
+def test_a_unit_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
+    import numpy as np
+
+    from sentibench import runner
+    from sentibench.models import loaders
+    from sentibench.uncertainty import UnitValues, units_path
+
+    units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
+    result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}
+    monkeypatch.setattr(loaders, "load_encoder", lambda card, device=None: object())
+    monkeypatch.setattr(runner, "evaluate_one", lambda card, encoder, task, context: (result, units))
+    written = sweep._retrieval(sweep.Unit("m", "mr", "triplet", 0.1), _card(), tmp_path, None)
+    assert written == result
+    assert json.loads((tmp_path / "retrieval-mr.json").read_text())["scores"]["test"][0]["main_score"] == 0.5
+    assert UnitValues.load(units_path(tmp_path / "retrieval-mr.json")).values.tolist() == [0.25, 0.75]

@@ -144,14 +144,18 @@ def _retrieval(unit: Unit, card, folder: Path, device: str | None) -> dict:
     from sentibench.runner import EncoderPool, evaluate_one
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.registry import resolve
+    from sentibench.uncertainty import units_path
 
     (task,) = resolve([f"retrieval-{unit.data}"])
     task = dataclasses.replace(task, weights=unit.options.get("weights", task.weights))
     encoder = load_encoder(card, device=device)
     context = EvalContext(seed=unit.seed, batch_size=64, model_name=card.name, reference_model=card.reference_model,
                           load_encoder=EncoderPool({card.name: encoder}, device, True).get)
-    result = evaluate_one(card, encoder, task, context)
-    write_result(folder / f"{task.name}.json", result)
+    result, units = evaluate_one(card, encoder, task, context)
+    path = folder / f"{task.name}.json"
+    if units is not None:  # first, as the runner does: a result never points at missing unit values
+        units.save(units_path(path))
+    write_result(path, result)
     return result
 
 
