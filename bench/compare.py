@@ -42,6 +42,11 @@ class Comparison:
     note: str = ""
 
 
+
+def _plural(unit: str) -> str:
+    """"sentence" -> "sentences", "query" -> "queries"."""
+    return unit[:-1] + "ies" if unit.endswith("y") and unit[-2:-1] not in "aeiou" else unit + "s"
+
 def results_of(root: Path, model: str) -> dict[str, StoredResult]:
     """A model's full (non-smoke) results by task name; `model@revision` picks one revision (the
     leaderboard's row label), needed when the results folder holds several."""
@@ -88,13 +93,13 @@ def compare_task(a: StoredResult, b: StoredResult, aso: bool = True) -> Comparis
         return row
     units_a, units_b = UnitValues.load(path_a), UnitValues.load(path_b)
     if units_a.units_hash != units_b.units_hash:
-        row.note = (f"not compared: different evaluation units ({units_a.unit}s hash {units_a.units_hash[:8]} "
+        row.note = (f"not compared: different evaluation units ({_plural(units_a.unit)} hash {units_a.units_hash[:8]} "
                     f"vs {units_b.units_hash[:8]})")
         return row
     paired = paired_bootstrap(units_a.values, units_b.values)
     row.difference, row.low, row.high = paired["difference"], paired["low"], paired["high"]
     row.p_value = paired["p_value"]
-    row.test = f"paired bootstrap over {len(units_a.values)} {units_a.unit}s ({paired['resamples']} resamples)"
+    row.test = f"paired bootstrap over {len(units_a.values)} {_plural(units_a.unit)} ({paired['resamples']} resamples)"
     return row
 
 
