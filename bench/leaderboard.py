@@ -19,7 +19,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from sentibench.compare import compare_task
-from sentibench.io import atomic_write_text
+from sentibench.io import atomic_write_json, atomic_write_text
 from sentibench.results import VERIFICATION_FILE, StoredResult, iter_results
 
 ALPHA = 0.05
@@ -103,7 +103,49 @@ def _greater_is_better(result: StoredResult) -> bool:
     return result.provenance.get("task", {}).get("greater_is_better", True)
 
 
-def _mark_significance(cells: list[Cell]) -> None:
+class _PValues:
+    """The paired p-values of `compare_task` (aso off), remembered in the cache by the sha256 of both results'
+    JSON and unit-value bytes: a comparison is a pure function of those files (seeded), so a re-render only
+    computes the pairs whose files changed. A missing or unreadable cache file is ignored."""
+
+    FILE = "leaderboard-p-values.json"
+
+    def __init__(self) -> None:
+        from sentibench.paths import cache_dir
+
+        self.path = cache_dir() / self.FILE
+        try:
+            self.known: dict[str, float | None] = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.known = {}
+        self.changed = False
+
+    @staticmethod
+    def _key(a: StoredResult, b: StoredResult) -> str:
+        import hashlib
+
+        from sentibench.uncertainty import units_path
+
+        digest = hashlib.sha256()
+        for path in (a.path, units_path(a.path), b.path, units_path(b.path)):
+            digest.update(path.read_bytes() if path.exists() else b"-")
+        return digest.hexdigest()
+
+    def __call__(self, a: StoredResult, b: StoredResult) -> float | None:
+        key = self._key(a, b)
+        if key not in self.known or not isinstance(self.known[key], (float, int, type(None))):
+            self.known[key], self.changed = compare_task(a, b, aso=False).p_value, True
+        return self.known[key]
+
+    def save(self) -> None:
+        if self.changed:
+            try:
+                atomic_write_json(self.path, self.known)
+            except OSError:
+                pass  # a read-only cache only costs the next render its speed
+
+
+def _mark_significance(cells: list[Cell], p_values: _PValues) -> None:
     scored = [c for c in cells if c.score is not None]
     if not scored:
         return
@@ -112,7 +154,7 @@ def _mark_significance(cells: list[Cell]) -> None:
     for cell in scored:
         cell.best = sign * cell.score == sign * best.score
         if not cell.best:
-            p_value = compare_task(best.result, cell.result, aso=False).p_value
+            p_value = p_values(best.result, cell.result)
             cell.tied_with_best = p_value is not None and p_value >= ALPHA
 
 
@@ -120,12 +162,10 @@ def _ranks(rows: list[Row], task: str) -> None:
     present = [r for r in rows if task in r.cells and r.cells[task].score is not None]
     if not present:
         return
-    from scipy import stats
-
     sign = 1 if _greater_is_better(present[0].cells[task].result) else -1
-    ranks = stats.rankdata([-sign * r.cells[task].score for r in present], method="min")
-    for row, rank in zip(present, ranks):
-        row.ranks.append(float(rank))
+    keys = [-sign * r.cells[task].score for r in present]
+    for row, key in zip(present, keys):
+        row.ranks.append(1.0 + sum(other < key for other in keys))  # ties share the better rank
 
 
 def _unverified(folder: Path) -> bool:
@@ -177,6 +217,7 @@ def build(root: Path) -> tuple[list[Group], list[StoredResult]]:
     results, stale = current([r for r in iter_results(root) if r.provenance.get("limit") is None])
     labels = _model_labels(results)
     by_group: dict[str, dict[str, dict[str, StoredResult]]] = defaultdict(lambda: defaultdict(dict))
+    p_values = _PValues()
     for result in results:
         by_group[section(result)][labels[result.path]][result.task_name] = result
     groups = []
@@ -191,7 +232,7 @@ def build(root: Path) -> tuple[list[Group], list[StoredResult]]:
                 cells[task] = Cell(result, result.main_score(), interval.get("low"), interval.get("high"))
             rows.append(Row(model, model_kind(next(iter(per_task.values()))), cells))
         for task in tasks:
-            _mark_significance([r.cells[task] for r in rows if task in r.cells])
+            _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)
             _ranks(rows, task)
         for row in rows:
             values = [c.score for c in row.cells.values() if c.score is not None]
@@ -199,6 +240,7 @@ def build(root: Path) -> tuple[list[Group], list[StoredResult]]:
             row.average = 100 * sum(values) / len(values) if values else None
         rows.sort(key=lambda r: (r.rank if r.rank is not None else float("inf"), r.model))
         groups.append(Group(name, tasks, rows))
+    p_values.save()
     return groups, stale
 
 

@@ -147,3 +147,23 @@ def test_leaderboard_shows_intervals_best_and_not_significantly_worse(tmp_path):
     assert rows["close"][4] == f"{100 * close.mean():.2f} ± 2.00 ~"
     assert rows["far"][4] == f"{100 * far.mean():.2f} ± 2.00"
     assert [rows[m][1] for m in ("best", "close", "far")] == ["1.00", "2.00", "3.00"]
+
+
+def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_path):
+    from sentibench.uncertainty import UnitValues, units_path
+
+    def write(model, values):
+        path = result_path(tmp_path, model, "r", "sgts-mr")
+        write_result(path, _result("sgts-mr", float(np.mean(values))))
+        UnitValues(np.asarray(values, dtype=float), "sentence", "m", "same-units").save(units_path(path))
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(0.5, 0.1, 200)
+    write("a", base + 0.05)
+    write("b", base + rng.normal(0.0, 0.01, 200))  # far below a on the same units: not tied with the best
+    def row_b():
+        return next(line for line in render(tmp_path).splitlines() if line.startswith("| b "))
+
+    assert not row_b().rstrip(" |").endswith("~")
+    write("b", base + 0.05 + rng.normal(0.0, 0.01, 200) - 0.0005)  # now level with a: tied
+    assert row_b().rstrip(" |").endswith("~")
