@@ -107,8 +107,8 @@ def t_interval(values: Sequence[float], level: float = LEVEL) -> dict:
     from scipy.special import stdtrit  # Student t's quantile function: much lighter to import than scipy.stats
 
     half = stdtrit(len(values) - 1, (1 + level) / 2) * values.std(ddof=1) / np.sqrt(len(values))
-    return {"low": float(values.mean() - half), "high": float(values.mean() + half), "level": level, "method": "t-interval over seeds",
-            "unit": "seed", "n_units": len(values)}
+    return {"low": float(values.mean() - half), "high": float(values.mean() + half), "level": level,
+            "method": "t-interval over seeds", "unit": "seed", "n_units": len(values)}
 
 
 def paired_bootstrap(a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED,

@@ -15,8 +15,8 @@ def _copy_base(request):
     return {"max_length": 256, "notes": "copied the base unchanged"}
 
 
-register_method(Method("copy-base", presets=("cpu",), train=_copy_base, description="Copies the base.",
-                       reference="test"))
+register_method(Method("copy-base", presets=("cpu",), entry_point=f"{__name__}:_copy_base",
+                       description="Copies the base.", reference="test"))
 
 
 def test_train_writes_checkpoint_and_card_then_runs_in_domain(fixture_task, tmp_path, capsys, sentibench_home):

@@ -147,8 +147,8 @@ def _train_bag(request) -> dict:
     return {"max_length": None, "embedding_size": 4, "notes": "a toy module checkpoint"}
 
 
-register_method(Method("test-bag", presets=("cpu",), train=_train_bag, description="Toy bag of words.",
-                       reference="test"))
+register_method(Method("test-bag", presets=("cpu",), entry_point=f"{__name__}:_train_bag",
+                       description="Toy bag of words.", reference="test"))
 
 
 def test_a_module_checkpoint_trains_loads_and_runs_like_any_model(fixture_task, tmp_path, sentibench_home):
