@@ -27,6 +27,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,11 +38,36 @@ from sentibench.errors import BenchError
 from sentibench.executors import UnitFailed, fan_out
 from sentibench.finetune_config import FineTuneConfig, score
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import C_GRID, capped_indices, grid_edge_warning
+from sentibench.tasks.probe import C_GRID, C_LIMITS, capped_indices, grid_edge_warning, widening_search
 from sentibench.tasks.registry import register_family
 from sentibench.uncertainty import t_interval
 
+if TYPE_CHECKING:
+    from sklearn.linear_model import LogisticRegression
+
 TEST_SUBSET_SEED = 0
+
+
+def frozen_search(x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray, metric: str,
+                  seed: int) -> tuple[LogisticRegression, float, dict[str, float]]:
+    """The frozen twin's classifier: a logistic regression (lbfgs, L2) per C on (x, y), C by `metric` on the
+    validation draw (vx, vy), ties to the stronger regularisation, from `C_GRID` widened past an edge that
+    is still improving (`widening_search`; each C is fitted once). Returns (model, C, score by C searched)."""
+    from sklearn.linear_model import LogisticRegression
+
+    models: dict[float, LogisticRegression] = {}
+    scores: dict[float, float] = {}
+
+    def fit(grid: tuple[float, ...]) -> tuple[float, dict[str, float]]:
+        for c in grid:
+            if c not in models:
+                models[c] = LogisticRegression(C=c, max_iter=2000, random_state=seed).fit(x, y)
+                scores[c] = score(metric, vy, models[c].predict(vx))
+        best = max(grid, key=lambda c: (scores[c], -c))
+        return best, {str(c): scores[c] for c in grid}
+
+    best, by_c = widening_search(fit, lambda chosen: chosen, C_GRID)
+    return models[best], best, by_c
 
 
 @dataclass(frozen=True)
@@ -180,7 +206,7 @@ class FewShotTask(Task):
                         f"mean over seeds.{' ' + note if note else ''}",
             reference=protocol.reference, groups=groups, fine_tunes=not frozen,
             tolerance=0.005 if frozen else FINE_TUNED_TOLERANCE,
-            version=2 if frozen else 1)  # frozen v2: C_GRID 2^-10 .. 2^4; fine-tuning unchanged
+            version=3 if frozen else 1)  # frozen v3: C_GRID widened past an improving edge; fine-tuning unchanged
 
     @property
     def frozen_name(self) -> str:
@@ -255,8 +281,6 @@ class FewShotTask(Task):
         return [runs[draw.seed] for draw in draws]
 
     def _frozen(self, encoder: Encoder, data: Data, draws: list[Draw]) -> list[dict]:
-        from sklearn.linear_model import LogisticRegression
-
         train_ids = sorted({int(i) for d in draws for i in d.train})
         val_ids = sorted({int(i) for d in draws for i in d.validation})
         texts = ([data.train_texts[i] for i in train_ids] + [data.validation_texts[i] for i in val_ids]
@@ -269,11 +293,9 @@ class FewShotTask(Task):
         for draw in draws:
             x, y = np.stack([train_x[int(i)] for i in draw.train]), data.train_labels[draw.train]
             vx, vy = np.stack([val_x[int(i)] for i in draw.validation]), data.validation_labels[draw.validation]
-            fitted = {c: LogisticRegression(C=c, max_iter=2000, random_state=draw.seed).fit(x, y) for c in C_GRID}
-            val_scores = {c: score(metric, vy, m.predict(vx)) for c, m in fitted.items()}
-            best = max(C_GRID, key=lambda c: (val_scores[c], -c))  # ties: the stronger regularisation
-            runs.append({"predicted": fitted[best].predict(test_x), "validation_score": val_scores[best],
-                         "C": best, "validation_score_by_C": {str(c): v for c, v in val_scores.items()}})
+            model, best, val_scores = frozen_search(x, y, vx, vy, metric, draw.seed)
+            runs.append({"predicted": model.predict(test_x), "validation_score": val_scores[str(best)],
+                         "C": best, "validation_score_by_C": val_scores})
         return runs
 
     def _aggregate(self, data: Data, draws: list[Draw], runs: list[dict]) -> Evaluation:
@@ -302,10 +324,11 @@ class FewShotTask(Task):
             "confidence_interval": t_interval([s[self.metadata.main_score] for s in per_seed]),
             "std": "sample standard deviation over seeds (ddof=1)", **data.info}
         if self.frozen:
-            details["classifier"] = "sklearn LogisticRegression(lbfgs, L2), C from C_GRID by validation score"
+            details["classifier"] = ("sklearn LogisticRegression(lbfgs, L2), C by validation score from C_grid, "
+                                     "widened within C_limits past an improving edge")
             details["C_grid"] = list(C_GRID)
-            details["grid_edge_warning"] = grid_edge_warning(
-                [(s["C"], s["validation_score_by_C"]) for s in per_seed], C_GRID)
+            details["C_limits"] = list(C_LIMITS)
+            details["grid_edge_warning"] = grid_edge_warning([(s["C"], s["validation_score_by_C"]) for s in per_seed])
         else:
             details["fine_tune"] = {k: getattr(config, k) for k in (
                 "learning_rate", "batch_size", "weight_decay", "max_epochs", "patience", "eval_steps", "metric",

@@ -14,12 +14,14 @@ on the raw embeddings (no standardisation), C by accuracy over a grid, 10 folds 
 - SST2 / SST5: SentEval's SplitClassifier: C on dev, the model fitted on train scored on test;
 - MRPC features: [u, v, |u - v|, u * v] (SentEval's pair features); accuracy (main) and F1 of the
   paraphrase class (SentEval / GLUE).
-Differences from SentEval (version 2 of these tasks): one C grid `SENTEVAL_GRID` = 2^-2 .. 2^10 for every
-protocol, which holds SentEval's grids (2^-2 .. 2^3, TREC/MRPC 2^-1 .. 2^5) and reaches past them, since
-raw-embedding optima sat on their upper edge; `LogisticRegressionCV` fits each fold's grid as one
+Differences from SentEval (version 3 of these tasks): one first C grid `SENTEVAL_GRID` = 2^-2 .. 2^10 for
+every protocol, which holds SentEval's grids (2^-2 .. 2^3, TREC/MRPC 2^-1 .. 2^5) and reaches past them, since
+raw-embedding optima sat on their upper edge; a search whose best C is an edge still improving widens past
+it, four powers of two at a time, within 2^-24 .. 2^24 (`probe.widening_search`; version 2 stopped at the
+first grid); `LogisticRegressionCV` fits each fold's grid as one
 warm-started path (the same optimum as SentEval's fit per C, up to the solver's tolerance; 500 iterations);
-folds are shuffled with the run's seed (SentEval: 1111). A C on the grid's edge is flagged in
-details["grid_edge_warning"]. docs/tasks.md says how the match with SentEval's own code was checked.
+folds are shuffled with the run's seed (SentEval: 1111). A C still improving at the widening's limit is
+flagged in details["grid_edge_warning"]. docs/tasks.md says how the match with SentEval's own code was checked.
 Confidence interval: percentile bootstrap over the test items (k-fold: every item, in its own fold).
 Scores are fractions; `f1` is macro-F1 except on MRPC.
 """
@@ -35,6 +37,7 @@ from sentibench.data import get_dataset
 from sentibench.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import (
+    C_LIMITS,
     capped_indices,
     chosen_c,
     classification_scores,
@@ -42,8 +45,9 @@ from sentibench.tasks.probe import (
     item_units,
     kfold_protocol,
     split_arrays,
+    search_on,
     split_protocol,
-    tuned_classifier,
+    widening_search,
 )
 from sentibench.tasks.registry import register
 
@@ -54,20 +58,21 @@ SENTEVAL_GRID: tuple[float, ...] = tuple(2.0 ** p for p in range(-2, 11))
 
 
 def cv_then_test(x_train, y_train, x_test, y_test, seed: int, positive_f1: bool) -> tuple[dict, dict, np.ndarray]:
-    """SentEval's KFoldClassifier: C by inner stratified k-fold CV on train, refit on all of train, score
+    """SentEval's KFoldClassifier: C by inner stratified k-fold CV on train (`widening_search` from
+    `SENTEVAL_GRID`), refit on all of train, score
     test. Returns (scores, details, per-test-item correctness)."""
     from sklearn.metrics import f1_score
     from sklearn.model_selection import StratifiedKFold
 
     cv = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=seed)
-    model = tuned_classifier(cv, seed, grid=SENTEVAL_GRID, standardise=False).fit(x_train, y_train)
+    model = widening_search(search_on(cv, seed, x_train, y_train, standardise=False), chosen_c, SENTEVAL_GRID)
     best, cv_accuracy = chosen_c(model)
     predicted = model.predict(x_test)
     scores = classification_scores(y_test, predicted)
     if positive_f1:
         scores["f1"] = float(f1_score(y_test, predicted, average="binary"))
     details = {"C": best, "cv_accuracy_by_C": cv_accuracy, "inner_folds": INNER_FOLDS,
-               "grid_edge_warning": grid_edge_warning([(best, cv_accuracy)], SENTEVAL_GRID)}
+               "grid_edge_warning": grid_edge_warning([(best, cv_accuracy)])}
     return scores, details, (predicted == y_test).astype(np.float64)
 
 
@@ -86,8 +91,10 @@ class SentEvalTransfer(Task):
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         prepared = get_dataset(self.metadata.dataset)
         seed, limit = context.seed, context.limit
-        details = {"protocol": self.protocol, "C_grid": list(SENTEVAL_GRID), "limit": limit, "seed": seed,
-                   "classifier": "LogisticRegressionCV(lbfgs, L2, C in C_grid) on raw embeddings",
+        details = {"protocol": self.protocol, "C_grid": list(SENTEVAL_GRID), "C_limits": list(C_LIMITS),
+                   "limit": limit, "seed": seed,
+                   "classifier": "LogisticRegressionCV(lbfgs, L2, C from C_grid, widened within C_limits past "
+                                 "an improving edge) on raw embeddings",
                    "dataset_hash": prepared.content_hash}
         if prepared.spec.kind == "pairs":
             x, y = {}, {}
@@ -162,7 +169,7 @@ SENTEVAL_DATASETS: tuple[tuple[str, str, Protocol], ...] = (
 for _dataset, _what, _protocol in SENTEVAL_DATASETS:
     register(SentEvalTransfer(TaskMetadata(
         name=f"senteval-{_dataset}", type="Classification" if _dataset != "mrpc" else "PairClassification",
-        dataset=_dataset, eval_splits=("test",), main_score="accuracy", version=2,
+        dataset=_dataset, eval_splits=("test",), main_score="accuracy", version=3,
         description=f"SentEval transfer, {_what}: logistic regression on frozen embeddings ({_protocol}).",
         reference="SentEval (Conneau & Kiela 2018); InfoDCL (Zhang et al., 2023) E.6; polarity-aware "
                   "retrieval paper, Table 7",

@@ -3,6 +3,8 @@ seeded caps, and the CrowdFlower 3-class tweets parser."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,15 @@ from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.parsers import crowdflower_tweets
 from sentibench.data.store import _REGISTRY
 from sentibench.tasks.base import EvalContext, TaskMetadata
-from sentibench.tasks.probe import C_GRID, LinearProbe, capped_indices, grid_edge_warning, split_protocol
+from sentibench.tasks.probe import (
+    C_GRID,
+    C_LIMITS,
+    LinearProbe,
+    capped_indices,
+    grid_edge_warning,
+    split_protocol,
+    widening_search,
+)
 
 
 class HashEncoder:
@@ -119,13 +129,46 @@ def test_kfold_shrinks_to_the_smallest_class():
 
 
 def test_grid_edge_warning_only_when_the_edge_is_still_improving():
-    grid = (0.25, 0.5, 1.0, 2.0)
     improving = {"0.25": 0.70, "0.5": 0.74, "1.0": 0.78, "2.0": 0.80}
-    assert grid_edge_warning([(2.0, improving)], grid).startswith("C = 2 is the edge of the grid 0.25 .. 2")
-    assert "1 of 2 searches" in grid_edge_warning([(2.0, improving), (1.0, improving)], grid)
+    assert grid_edge_warning([(2.0, improving)]).startswith("C = 2 is the edge of the searched grid 0.25 .. 2")
+    assert "1 of 2 searches" in grid_edge_warning([(2.0, improving), (1.0, improving)])
     plateau = {"0.25": 0.80, "0.5": 0.80, "1.0": 0.78, "2.0": 0.70}
-    assert grid_edge_warning([(0.25, plateau)], grid) is None
-    assert grid_edge_warning([(1.0, improving)], grid) is None
+    assert grid_edge_warning([(0.25, plateau)]) is None
+    assert grid_edge_warning([(1.0, improving)]) is None
+
+
+def _search(score_of_log2_c, calls: list):
+    """A fake C search: scores C by `score_of_log2_c(log2 C)`, best by (score, -C) as the real searches do."""
+    def fit(grid):
+        calls.append((math.log2(min(grid)), math.log2(max(grid)), len(grid)))
+        by_c = {str(c): score_of_log2_c(math.log2(c)) for c in grid}
+        return max(grid, key=lambda c: (by_c[str(c)], -c)), by_c
+    return fit
+
+
+def test_widening_search_follows_an_optimum_beyond_the_grid():
+    calls = []
+    best, by_c = widening_search(_search(lambda p: -abs(p + 14), calls), lambda chosen: chosen, C_GRID)
+    # 2^-10 .. 2^4 picks its lower edge, still improving; 2^-14 .. 2^4 picks 2^-14, again the edge and
+    # better than 2^-13; 2^-18 .. 2^4 has it inside: stop.
+    assert calls == [(-10, 4, 15), (-14, 4, 19), (-18, 4, 23)]
+    assert best == 2.0 ** -14 and grid_edge_warning([(best, by_c)]) is None
+
+
+def test_widening_search_stops_on_a_plateau_and_leaves_an_interior_choice_alone():
+    calls = []
+    best, _ = widening_search(_search(lambda p: -max(p, -12), calls), lambda chosen: chosen, C_GRID)
+    assert calls == [(-10, 4, 15), (-14, 4, 19)] and best == 2.0 ** -14  # 2^-14 .. 2^-12 tie: the smallest
+    calls.clear()
+    best, _ = widening_search(_search(lambda p: -abs(p), calls), lambda chosen: chosen, C_GRID)
+    assert calls == [(-10, 4, 15)] and best == 1.0
+
+
+def test_widening_search_stops_at_its_limit_and_the_result_warns():
+    calls = []
+    best, by_c = widening_search(_search(lambda p: p, calls), lambda chosen: chosen, C_GRID)
+    assert [c[1] for c in calls] == [4, 8, 12, 16, 20, 24] and best == C_LIMITS[1] == 2.0 ** 24
+    assert grid_edge_warning([(best, by_c)]).startswith("C = 1.67772e+07 is the edge of the searched grid")
 
 
 def test_kfold_item_values_average_to_the_mean_fold_accuracy():
