@@ -249,10 +249,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from sentibench.verify import verify
+    from sentibench.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM, verify
 
     verdict = verify(Path(args.submission), Path(args.results), Path(args.leaderboard) if args.leaderboard else None,
-                     fraction=args.fraction, minimum=args.minimum, seed=args.seed, device=args.device)
+                     fraction=DEFAULT_FRACTION if args.fraction is None else args.fraction,
+                     minimum=DEFAULT_MINIMUM if args.minimum is None else args.minimum, seed=args.seed,
+                     device=args.device)
     for rerun in verdict.reruns:
         print(rerun.line())
     if verdict.status == "verified":
@@ -285,8 +287,6 @@ def cmd_card_check(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sentibench.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM
-
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -404,8 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
     check_in.add_argument("submission", help="a submission folder or zip")
     check_in.add_argument("--results", default="results", help="results folder to merge into")
     check_in.add_argument("--leaderboard", default="leaderboard.md", help="leaderboard to regenerate ('' for none)")
-    check_in.add_argument("--fraction", type=float, default=DEFAULT_FRACTION, help="fraction of tasks to re-run")
-    check_in.add_argument("--minimum", type=int, default=DEFAULT_MINIMUM, help="re-run at least this many tasks")
+    # defaults live in sentibench.verify, imported only when verifying (it pulls in the whole run machinery)
+    check_in.add_argument("--fraction", type=float, help="fraction of tasks to re-run (default: 0.2)")
+    check_in.add_argument("--minimum", type=int, help="re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=int, help="sample seed (default: fresh, printed and recorded)")
     check_in.add_argument("--device")
     check_in.set_defaults(func=cmd_verify)

@@ -140,3 +140,17 @@ def test_weights_digest_is_remembered_until_a_weight_file_changes(tmp_path, monk
     (folder / "model.safetensors").write_bytes(b"weights v2")
     os.utime(folder / "model.safetensors", ns=(1, 1))
     assert encoders.weights_digest(folder) == second
+
+
+def test_the_parser_leaves_verify_unimported_and_its_help_states_verify_defaults():
+    script = ("import sys\nfrom sentibench.cli import build_parser\nbuild_parser()\n"
+              "print('sentibench.verify' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr
+    from sentibench.cli import build_parser
+    from sentibench.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM
+
+    subcommands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    helps = {action.dest: action.help for action in subcommands["verify"]._actions}
+    assert f"(default: {DEFAULT_FRACTION:g})" in helps["fraction"]
+    assert f"(default: {DEFAULT_MINIMUM})" in helps["minimum"]
