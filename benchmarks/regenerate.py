@@ -43,15 +43,19 @@ def main() -> int:
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--skip-fine-tuning", action="store_true")
     parser.add_argument("--models", help="comma-separated subset")
-    parser.add_argument("--families", help="comma-separated task-name prefixes, e.g. sts-,align- (default: all)")
+    parser.add_argument("--families", help="comma-separated task-name prefixes, e.g. sts-,align- or "
+                                           "fewshot-frozen- (default: all)")
     args = parser.parse_args()
     todo = stale(ROOT, args.skip_fine_tuning)
     wanted = set(args.models.split(",")) if args.models else set(todo)
     tasks = all_tasks()
-    families = tuple(args.families.split(",")) if args.families else ORDER
-    for family in (f for f in ORDER if f in families):
+    prefixes = tuple(args.families.split(",")) if args.families else ORDER
+    unknown = [p for p in prefixes if not any(p.startswith(f) or f.startswith(p) for f in ORDER)]
+    if unknown:
+        parser.error(f"no task family starts with {', '.join(unknown)}; families: {', '.join(ORDER)}")
+    for family in ORDER:
         for model, names in sorted(todo.items()):
-            batch = sorted(n for n in names if n.startswith(family) and model in wanted)
+            batch = sorted(n for n in names if n.startswith(family) and n.startswith(prefixes) and model in wanted)
             if not batch:
                 continue
             print(f"{model}: {', '.join(batch)}", file=sys.stderr, flush=True)
