@@ -267,3 +267,19 @@ def test_plot_correlates_model_means(tmp_path):
     assert summarize(tmp_path, frozen=True).pearson is None  # every frozen score is equal: no correlation
     with pytest.raises(BenchError, match="no model"):
         summarize(tmp_path / "fig")
+
+
+def test_the_frozen_search_widens_past_an_improving_upper_edge():
+    """Train negatives at 0, 0.1, 0.2 and one positive at 1: the boundary falls from near 1 (small C, the
+    intercept wins) toward the max-margin midpoint 0.6 as C grows. A validation positive at 0.75 is first
+    right at C = 16, the top of the first grid, while C = 8 misses it: an improving edge, so 32 .. 256 are
+    added; they keep it right (the boundary only moves further toward 0.6), the tie stops the search, and
+    the tie goes to the smaller C."""
+    from sentibench.tasks.fewshot import frozen_search
+    from sentibench.tasks.probe import grid_edge_warning
+
+    x, y = np.array([[0.0], [0.1], [0.2], [1.0]]), np.array([0, 0, 0, 1])
+    _, best, by_c = frozen_search(x, y, np.array([[0.75], [0.05]]), np.array([1, 0]), "accuracy", seed=0)
+    assert best == 16.0 and by_c["8.0"] == 0.5 and by_c["16.0"] == 1.0
+    assert max(float(c) for c in by_c) == 256.0 and by_c["256.0"] == 1.0
+    assert grid_edge_warning([(best, by_c)]) is None
