@@ -17,9 +17,9 @@ Protocol, per dataset:
   (IMDB: 2,000 reviews per split, since 22k long reviews cost many minutes to encode on a CPU; the
   3-class tweets: 8,000 of 29.7k train tweets); `context.limit` caps every split for smoke runs. Both are
   recorded in details.
-Scores use MTEB's names: `accuracy` (main) and `f1` (macro-F1). A C still improving at the widening's limit
-is flagged in details["grid_edge_warning"]. Confidence interval: percentile bootstrap over the test items (k-fold: over
-all items, each counted in its own fold's accuracy; `sentibench.uncertainty`).
+Scores use MTEB's names: `accuracy` (main) and `f1` (macro-F1). A C still improving at the widening's
+limit is flagged in details["grid_edge_warning"]. Confidence interval: percentile bootstrap over the test
+items (k-fold: over all items, each counted in its own fold's accuracy; `sentibench.uncertainty`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ what it shows is checked against the result JSONs, a column is sorted, the filte
 the figure is embedded, and a screenshot goes to artifacts/ (kept by CI)."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from sentibench.tasks.registry import all_tasks
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
+REQUIRED = os.environ.get("SENTIBENCH_REQUIRE_BROWSER") == "1"  # set by .ci/run: a missing browser fails
 
 MODELS = {  # name -> (provenance model block, kind the page should show)
     "minilm": ({"name": "minilm", "loader": "sentence-transformers"}, "pretrained"),
@@ -41,9 +43,15 @@ def _results(root: Path) -> None:
 @pytest.fixture
 def browser():
     if not (CHROMIUM and DRIVER):
-        pytest.skip("no Chromium and chromedriver on PATH (apt-get install chromium chromium-driver); "
-                    ".ci/run installs them")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[browser]'")
+        missing = ("no Chromium and chromedriver on PATH (apt-get install chromium chromium-driver); "
+                   ".ci/run installs them")
+        if REQUIRED:
+            pytest.fail(missing)  # CI must run the browser test, never skip it
+        pytest.skip(missing)
+    if REQUIRED:
+        from selenium import webdriver
+    else:
+        webdriver = pytest.importorskip("selenium.webdriver", reason="pip install -e '.[browser]'")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
