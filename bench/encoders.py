@@ -14,16 +14,28 @@ Pooling rules (SimCSE's names):
 - ``pooler_output``: the checkpoint's pooler output (an error if it has none);
 - ``mean``: the attention-masked mean of the last hidden states.
 
+Forward passes on the CPU (`CPU_TOKENS_PER_FORWARD`): a batch of `batch_size` texts runs as forward
+passes of at most 1,024 padded token positions each (a longer text runs alone). Found by profiling long
+texts: one pass of 32 IMDB reviews x 256 tokens allocates 50 MB activations per layer, above glibc's mmap
+threshold, so every layer page-faults fresh pages in (190,000 minor faults per 32 reviews); at 1,024
+positions the activations are reused from the heap (9,000 faults) and a pass of 32 reviews took 9-10%
+less time (all-MiniLM-L6-v2, one thread, in-process A/B; `benchmarks/bench_encode.py` measures it as
+"harness vs harness-one-pass"). Smaller passes also pad less. A row does not depend on the pass it ran
+in (same vectors to the last bit on equal-length texts). Accelerators run the whole batch in one pass.
+
 Inference dtypes (`DTYPES`): ``float32`` (the default, and the dtype of every published number) and
 ``bfloat16``, opt in: weights and matmuls in bf16, the last hidden states cast to float32 before pooling
 and normalisation, so only the transformer's rounding changes (about 1.9x faster on CPUs with bf16
-matmuls; max abs difference ~3e-3 per coordinate on all-MiniLM-L6-v2). Fine-tuning always uses float32.
+matmuls; max abs difference ~3e-3 per coordinate on all-MiniLM-L6-v2). On a CPU without them (AVX2 only)
+bf16 is emulated and about 8x slower than float32; the encoder says so when it loads. Fine-tuning always
+uses float32.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +50,7 @@ if TYPE_CHECKING:
 POOLINGS = ("cls", "cls_before_pooler", "pooler_output", "mean")
 DTYPES = ("float32", "bfloat16")
 PROGRESS_MIN_TEXTS = 2000  # show a progress bar by default only on long work
+CPU_TOKENS_PER_FORWARD = 1024  # padded token positions per forward pass on the CPU (module docstring)
 POOLING_FILE = "sentibench_pooling.json"
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx")  # the files `weights_digest` hashes
 
@@ -90,8 +103,33 @@ def length_sorted_batches(texts: Sequence[str], batch_size: int) -> list[list[in
     return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
+def token_budget_batches(lengths: Sequence[int], batch_size: int, tokens_per_forward: int | None
+                         ) -> list[list[int]]:
+    """Indices sorted by length (longest first, ties in input order), cut into batches of at most
+    `batch_size` texts whose padded size (texts x longest) stays within `tokens_per_forward` positions
+    (None: no token limit); a text longer than the budget runs alone."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches, start = [], 0
+    while start < len(order):
+        longest = max(lengths[order[start]], 1)
+        size = batch_size if tokens_per_forward is None else max(1, min(batch_size, tokens_per_forward // longest))
+        batches.append(order[start:start + size])
+        start += size
+    return batches
+
+
 def _show(show_progress_bar: bool | None, n: int) -> bool:
     return n >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
+
+
+def cpu_has_bf16() -> bool:
+    """Whether the CPU advertises bf16 matrix instructions (Linux's /proc/cpuinfo flags); True where the
+    flags cannot be read, so that no warning is given on a guess."""
+    try:
+        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return True
+    return bool({"avx512_bf16", "amx_bf16"} & set(flags.split(":", 1)[-1].split()))
 
 
 def check_dtype(dtype: str) -> str:
@@ -138,6 +176,11 @@ class TransformerEncoder:
         self.max_length = max_length
         self.normalize = normalize
         self.name = name
+        self.tokens_per_forward = CPU_TOKENS_PER_FORWARD if self.device.type == "cpu" else None
+        if self.dtype == "bfloat16" and self.device.type == "cpu" and not cpu_has_bf16():
+            print(f"warning: {name}: this CPU has no bf16 matrix instructions (avx512_bf16, amx_bf16), so bfloat16 "
+                  "is emulated and slower than float32 here (measured 8x on an AVX2 EPYC); use --dtype float32",
+                  file=sys.stderr)
 
     @classmethod
     def from_pretrained(cls, path: str | Path, pooling: str | None = None, max_length: int | None = None,
@@ -192,8 +235,9 @@ class TransformerEncoder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
                show_progress_bar: bool | None = None) -> np.ndarray:
-        """Tokenise every text once, batch by token count (longest first) so padding is minimal, embed
-        without gradients, and return rows in the input order."""
+        """Tokenise every text once, batch by token count (longest first) so padding is minimal, within
+        `tokens_per_forward` positions per pass on the CPU (module docstring), embed without gradients, and
+        return rows in the input order."""
         import numpy as np
 
         texts = list(texts)
@@ -201,8 +245,8 @@ class TransformerEncoder:
         if not texts:
             return out
         tokens = self.tokenizer(texts, truncation=True, max_length=self.max_length)
-        order = sorted(range(len(texts)), key=lambda i: -len(tokens["input_ids"][i]))
-        batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+        batches = token_budget_batches([len(ids) for ids in tokens["input_ids"]], batch_size,
+                                       self.tokens_per_forward)
         import torch
         from tqdm.auto import tqdm
 

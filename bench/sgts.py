@@ -109,12 +109,6 @@ def sgts_scores(emb_a: np.ndarray, emb_b: np.ndarray, gold: Sequence[int]) -> di
     return metrics.correlations(metrics.row_cosines(emb_a, emb_b), gold)
 
 
-def all_pair_cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """Cosine of each pair (rows of `pairs` index `vectors`), read off the Gram matrix of the set."""
-    unit = metrics.l2_normalise(vectors, np.float64)
-    return (unit @ unit.T)[pairs[:, 0], pairs[:, 1]]
-
-
 def _truncation(encoder: Encoder, texts: list[str]) -> dict:
     truncated = getattr(encoder, "truncated_count", None)
     count = truncated(texts) if truncated is not None else None
@@ -123,18 +117,23 @@ def _truncation(encoder: Encoder, texts: list[str]) -> dict:
 
 def sgts_all_pairs(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,
                    max_per_class: int | None = None, batch_size: int = 32
-                   ) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
-    """The all-pairs design: returns (details, cosines, gold, pairs); `pairs` index the balanced set
-    (`details["n_sentences"]` sentences, each encoded once)."""
-    sentences, pairs = all_pairs(labels, seed, max_per_class)
+                   ) -> tuple[dict, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The all-pairs design: returns (details, cosines, gold, (first, second)), pair k being sentences
+    first[k] < second[k] of the balanced set (`details["n_sentences"]` sentences, each encoded once), in
+    `all_pairs`'s order. Cosines and gold are read off the set's Gram and same-polarity matrices through
+    the upper-triangle mask, so no [P, 2] index array is built (IMDB: 8M pairs)."""
+    pos, neg = balanced_sentences(labels, seed, max_per_class)
+    sentences = np.concatenate([pos, neg])
     set_texts = [texts[i] for i in sentences]
     set_labels = np.asarray(labels)[sentences]
-    cosines = all_pair_cosines(encoder.encode(set_texts, batch_size=batch_size), pairs)
-    gold = (set_labels[pairs[:, 0]] == set_labels[pairs[:, 1]]).astype(np.float64)
-    details = {"design": "all-pairs", "n_pairs": len(pairs), "n_same": int(gold.sum()), "pair_seed": seed,
+    unit = metrics.l2_normalise(encoder.encode(set_texts, batch_size=batch_size), np.float64)
+    upper = np.triu(np.ones((len(sentences), len(sentences)), dtype=bool), k=1)
+    cosines = (unit @ unit.T)[upper]
+    gold = (set_labels[:, None] == set_labels[None, :])[upper].astype(np.float64)
+    details = {"design": "all-pairs", "n_pairs": len(cosines), "n_same": int(gold.sum()), "pair_seed": seed,
                "n_sentences": len(sentences), "sentences_hash": sentences_hash(texts, labels, sentences),
                **_truncation(encoder, set_texts)}
-    return details, cosines, gold, pairs
+    return details, cosines, gold, np.nonzero(upper)
 
 
 def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,

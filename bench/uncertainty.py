@@ -137,18 +137,41 @@ def _midranks(values: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np
     """Mid-ranks of `values` (the items below plus half the item's tie group, itself included: ranks minus
     1/2, an offset Pearson ignores) and `contract(f)` = sum_k a_mk f_k per item m, with a_mk = 1 when
     values[k] > values[m] and 1/2 when tied: the derivative of every item's weighted mid-rank in item m's
-    weight, contracted with f."""
+    weight, contracted with f.
+
+    Both are computed along the sorted order (one argsort; per tie group: a sum, then a suffix sum) and
+    scattered back once, with no per-item group index: sequential passes instead of random ones. Every f
+    contracted here (ones, a 0/1 gold, mid-ranks) holds half-integers, so each sum is exact and its value
+    does not depend on the order of summation."""
+    values = np.asarray(values)
     order = np.argsort(values)  # tie groups come from the sorted values, so stability is not needed
-    ordered = np.asarray(values)[order]
-    group = np.empty(len(order), dtype=np.int64)
-    group[order] = np.concatenate([[0], np.cumsum(ordered[1:] != ordered[:-1])])
+    ordered = values[order]
+    size = len(order)
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    ties = len(starts) < size
+    counts = np.diff(np.append(starts, size)) if ties else None
+
+    def along_sorted(f_sorted: np.ndarray) -> np.ndarray:
+        per_group = np.add.reduceat(f_sorted, starts) if ties else f_sorted
+        contracted = np.cumsum(per_group)
+        np.subtract(per_group.sum(), contracted, out=contracted)  # the groups above
+        contracted += per_group / 2
+        return np.repeat(contracted, counts) if ties else contracted
+
+    def unsorted(f_sorted: np.ndarray) -> np.ndarray:
+        out = np.empty(size, dtype=np.float64)
+        out[order] = f_sorted
+        return out
+
+    # no ties: item r of the sorted order has mid-rank r + 1/2 (what the general formula gives, exactly)
+    ranks_sorted = np.subtract(size, along_sorted(np.ones(size))) if ties else np.arange(size) + 0.5
 
     def contract(f: np.ndarray) -> np.ndarray:
-        per_group = np.bincount(group, weights=f)
-        above = per_group.sum() - np.cumsum(per_group)
-        return (above + per_group / 2)[group]
+        f_sorted = ranks_sorted if f is ranks else np.asarray(f, dtype=np.float64)[order]
+        return unsorted(along_sorted(f_sorted))
 
-    return len(values) - contract(np.ones(len(values))), contract
+    ranks = unsorted(ranks_sorted)
+    return ranks, contract
 
 
 def spearman_pseudo_values(similarity: np.ndarray, gold: np.ndarray, first: np.ndarray,
@@ -171,20 +194,46 @@ def spearman_pseudo_values(similarity: np.ndarray, gold: np.ndarray, first: np.n
     gold = np.asarray(gold, dtype=np.float64)
     n = len(gold)
     x, contract_x = _midranks(similarity)
-    binary = bool(np.isin(gold, (0.0, 1.0)).all())
+    binary = bool(((gold == 0.0) | (gold == 1.0)).all())
     y, contract_y = (gold, None) if binary else _midranks(gold)
+    # Each line below is the formula above, evaluated operation by operation in place (the same IEEE
+    # operations in the same order as the expression would be, without its temporaries: on 8M SgTS pairs
+    # every fresh 64 MB array costs more than the arithmetic on it).
     mx, my = x.mean(), y.mean()
-    cov, var_x, var_y = np.mean((x - mx) * (y - my)), x.var(), y.var()
+    x_centred, y_centred = x - mx, y - my
+    cov = np.mean(x_centred * y_centred)
+    var_x, var_y = x.var(), y.var()
     rho = cov / np.sqrt(var_x * var_y)
-    u_x = n - x  # sum_k a_mk: the items above m plus half its tie group
-    d_cov = x * y - np.mean(x * y) + contract_x(y) - my * (x - mx + u_x) - mx * (y - my)
-    d_var_x = x ** 2 - np.mean(x ** 2) + 2 * contract_x(x) - 2 * mx * (x - mx + u_x)
-    d_var_y = y ** 2 - np.mean(y ** 2) - 2 * my * (y - my)
+    x_centred += n - x  # X_m - E[X] + U_m, with U_m = n - X_m: the items above m plus half its tie group
+    d_cov = np.multiply(x, y)
+    d_cov -= np.mean(d_cov)
+    d_cov += contract_x(y)
+    scratch = np.empty_like(x)
+    d_cov -= np.multiply(x_centred, my, out=scratch)
+    d_cov -= np.multiply(y_centred, mx, out=scratch)
+    d_var_x = np.multiply(x, x)
+    d_var_x -= np.mean(d_var_x)
+    d_var_x += np.multiply(contract_x(x), 2, out=scratch)
+    d_var_x -= np.multiply(x_centred, 2 * mx, out=scratch)
+    d_var_y = np.multiply(y, y)
+    d_var_y -= np.mean(d_var_y)
+    d_var_y -= np.multiply(y_centred, 2 * my, out=scratch)
     if contract_y is not None:
         u_y = n - y
-        d_cov += contract_y(x) - mx * u_y
-        d_var_y += 2 * contract_y(y) - 2 * my * u_y
-    per_item = (d_cov / np.sqrt(var_x * var_y) - rho * (d_var_x / var_x + d_var_y / var_y) / 2) / n
+        contracted = contract_y(x)
+        contracted -= np.multiply(u_y, mx, out=scratch)
+        d_cov += contracted
+        contracted = np.multiply(contract_y(y), 2, out=contracted)
+        contracted -= np.multiply(u_y, 2 * my, out=scratch)
+        d_var_y += contracted
+    d_var_x /= var_x
+    d_var_y /= var_y
+    d_var_x += d_var_y
+    d_var_x *= rho
+    d_var_x /= 2
+    per_item = np.divide(d_cov, np.sqrt(var_x * var_y), out=d_cov)
+    per_item -= d_var_x
+    per_item /= n
     per_unit = np.bincount(first, weights=per_item, minlength=n_units)
     if second is not None:
         per_unit += np.bincount(second, weights=per_item, minlength=n_units)

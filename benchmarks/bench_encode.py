@@ -8,11 +8,14 @@ max length 256, the same attention implementation) in alternating chunks, the or
 (A B, B A, A B, ...); each pair gives one ratio (B's seconds / A's: above 1, A is faster), so load that
 comes and goes hits both sides of a pair alike. The table gives the median, min and max of the per-pair
 ratios, for short texts (MR sentences) and long texts (IMDB reviews, cut at 256 tokens) separately, the
-token positions each side computes (harness: batches by token count; sentence-transformers: by character
-count) against the real tokens, and each side's achieved GFLOP/s against a matmul probe of the same dtype
-timed in the same process after every pair. Pairs: harness vs sentence-transformers' own `encode`
-(float32), and harness bfloat16 vs harness float32 (with the largest coordinate difference and the
-smallest cosine between the two vectors of a text).
+token positions each side computes (its forward passes padded to their longest text: the harness batches
+by token count within its CPU token budget, sentence-transformers by character count) against the real
+tokens, and each side's achieved GFLOP/s against a matmul probe of the same dtype timed in the same
+process after every pair. Pairs: harness vs sentence-transformers' own `encode` (float32); harness vs the
+harness running each batch of 32 as one forward pass (the effect of the CPU token budget,
+`sentibench.encoders.CPU_TOKENS_PER_FORWARD`); harness bfloat16 vs harness float32 (with the largest
+coordinate difference and the smallest cosine between the two vectors of a text; `--skip bf16` leaves it
+out, for CPUs without bf16 instructions, where bf16 is emulated and several times slower).
 
 Fixed costs. `bench list tasks`, `bench leaderboard`, a no-op `bench run` (every default result present)
 and a warm-cache recompute of the SgTS group (`--overwrite-strategy always`) each run as a fresh process,
@@ -66,20 +69,18 @@ def benchmark_texts(short: int, long: int, seed: int = 0) -> dict[str, list[str]
             "long": [imdb[i] for i in rng.permutation(len(imdb))[:long]]}
 
 
-def padded_positions(lengths: list[int], order: list[int]) -> int:
-    """Token positions computed when texts are batched in `order` and padded to each batch's longest."""
-    batches = [order[i:i + BATCH] for i in range(0, len(order), BATCH)]
+def padded_positions(lengths: list[int], batches: list[list[int]]) -> int:
+    """Token positions computed when each batch (one forward pass) is padded to its longest text."""
     return sum(len(b) * max(lengths[i] for i in b) for b in batches)
 
 
-def forward_flops(config, lengths: list[int], order: list[int]) -> float:
+def forward_flops(config, lengths: list[int], batches: list[list[int]]) -> float:
     """Multiply-adds x 2 of the encoder's forward on padded batches: per layer the Q, K, V and output
     projections (4 h^2), the feed-forward (2 h f) per position, and attention scores plus weighted sum
     (2 s h per position)."""
     h, f, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
     total = 0.0
-    for i in range(0, len(order), BATCH):
-        batch = order[i:i + BATCH]
+    for batch in batches:
         positions, width = len(batch) * max(lengths[j] for j in batch), max(lengths[j] for j in batch)
         total += 2 * layers * positions * (4 * h * h + 2 * h * f + 2 * width * h)
     return total
@@ -125,22 +126,34 @@ def interleaved(encoders: dict, a: str, b: str, texts: list[str], pairs: int) ->
             "ratio_cpu": summary([tb / ta for ta, tb in zip(cpu[a], cpu[b])])}
 
 
+def bf16_agreement(low, reference) -> dict:
+    """The largest coordinate difference and the smallest cosine between a text's bf16 and float32 vectors."""
+    import numpy as np
+
+    cosine = (low * reference).sum(1) / np.linalg.norm(low, axis=1) / np.linalg.norm(reference, axis=1)
+    return {"max_abs_diff": float(np.abs(low - reference).max()), "min_cosine": float(cosine.min())}
+
+
 def encode_benchmark(args: argparse.Namespace) -> dict:
     import numpy as np
     import torch
     from sentence_transformers import SentenceTransformer
 
+    from sentibench.encoders import token_budget_batches
     from sentibench.models.cards import get_card
     from sentibench.models.loaders import build_encoder, weights_folder
 
     torch.set_num_threads(args.threads)
     card = get_card(MODEL)
     f32 = build_encoder(card, device="cpu")
+    one_pass = build_encoder(card, device="cpu")
+    one_pass.tokens_per_forward = None  # the whole batch in one forward pass: the token budget's effect
     bf16 = build_encoder(replace(card, dtype="bfloat16"), device="cpu")
     st = SentenceTransformer(str(weights_folder(card)), device="cpu")
     st.max_seq_length = f32.max_length
     encoders = {
         "harness": lambda texts: f32.encode(texts, batch_size=BATCH, show_progress_bar=False),
+        "harness-one-pass": lambda texts: one_pass.encode(texts, batch_size=BATCH, show_progress_bar=False),
         "harness-bf16": lambda texts: bf16.encode(texts, batch_size=BATCH, show_progress_bar=False),
         "sentence-transformers": lambda texts: st.encode(texts, batch_size=BATCH, convert_to_numpy=True,
                                                          show_progress_bar=False),
@@ -150,16 +163,19 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     out = {"attention": attention, "threads": torch.get_num_threads(), "sets": {}}
     for kind, texts in benchmark_texts(args.short, args.long).items():
         lengths = [len(ids) for ids in f32.tokenizer(texts, truncation=True, max_length=f32.max_length)["input_ids"]]
-        orders = {"harness": sorted(range(len(texts)), key=lambda i: -lengths[i]),
-                  "sentence-transformers": [int(i) for i in np.argsort([-len(t) for t in texts])]}
-        orders["harness-bf16"] = orders["harness"]
-        flops = {name: forward_flops(f32.model.config, lengths, order) for name, order in orders.items()}
+        by_chars = [int(i) for i in np.argsort([-len(t) for t in texts])]  # sentence-transformers' order
+        passes = {"harness": token_budget_batches(lengths, BATCH, f32.tokens_per_forward),
+                  "harness-one-pass": token_budget_batches(lengths, BATCH, None),
+                  "sentence-transformers": [by_chars[i:i + BATCH] for i in range(0, len(by_chars), BATCH)]}
+        passes["harness-bf16"] = passes["harness"]
+        flops = {name: forward_flops(f32.model.config, lengths, batches) for name, batches in passes.items()}
         reference = encoders["harness"](texts)
         st_diff = float(np.abs(encoders["sentence-transformers"](texts) - reference).max())
-        low = encoders["harness-bf16"](texts)
-        cosine = (low * reference).sum(1) / np.linalg.norm(low, axis=1) / np.linalg.norm(reference, axis=1)
+        low = encoders["harness-bf16"](texts) if "bf16" not in args.skip else None
         comparisons = {}
-        for a, b in (("harness", "sentence-transformers"), ("harness-bf16", "harness")):
+        pairs = [("harness", "sentence-transformers"), ("harness", "harness-one-pass")]
+        pairs += [] if "bf16" in args.skip else [("harness-bf16", "harness")]
+        for a, b in pairs:
             result = interleaved(encoders, a, b, texts, args.pairs)
             for n in (a, b):  # achieved rate, and its share of the same-dtype matmul probe's median
                 rate = flops[n] / statistics.median(result["wall_s"][n]) / 1e9
@@ -168,10 +184,10 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
             comparisons[f"{a} vs {b}"] = result
         out["sets"][kind] = {
             "texts": len(texts), "real_tokens": sum(lengths),
-            "padded_positions": {n: padded_positions(lengths, o) for n, o in orders.items()},
+            "padded_positions": {n: padded_positions(lengths, b) for n, b in passes.items()},
             "forward_gflop": {n: round(f / 1e9, 2) for n, f in flops.items()},
             "max_abs_diff_vs_sentence_transformers": st_diff,
-            "bf16": {"max_abs_diff": float(np.abs(low - reference).max()), "min_cosine": float(cosine.min())},
+            **({} if low is None else {"bf16": bf16_agreement(low, reference)}),
             "comparisons": comparisons,
         }
     return out
@@ -316,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long", type=int, default=200, help="IMDB reviews")
     parser.add_argument("--cli-repeats", type=int, default=5)
     parser.add_argument("--baseline-bench", help="another `bench` executable to time beside this tree's")
-    parser.add_argument("--skip", action="append", default=[], choices=["encode", "cli"], help="leave a part out")
+    parser.add_argument("--skip", action="append", default=[], choices=["encode", "cli", "bf16"],
+                        help="leave a part out (bf16: the bfloat16 encode comparison)")
     parser.add_argument("--scores", action="store_true", help="also run the SgTS group cold in float32 and bf16")
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "results")
     args = parser.parse_args(argv)

