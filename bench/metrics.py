@@ -33,17 +33,24 @@ def _finite(value: float) -> float | None:
 def correlations(predicted: np.ndarray, gold: np.ndarray, spearman: bool = True) -> dict[str, float | None]:
     """Spearman and Pearson of predicted vs gold (scipy.stats), under MTEB's names; None (never NaN) when
     either side is constant or there are fewer than two items. `spearman=False` leaves Spearman out (None)
-    for a caller that computes it another way, and takes Pearson from `numpy.corrcoef` (the same value to
-    within 1e-15; scipy is not imported)."""
+    for a caller that computes it another way, and takes Pearson from `pearson` (scipy's value to within
+    1e-15; scipy is not imported)."""
     predicted, gold = np.asarray(predicted, dtype=np.float64), np.asarray(gold, dtype=np.float64)
     if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
         return {"cosine_spearman": None, "cosine_pearson": None}
-    if not spearman:  # numpy's own Pearson: scipy.stats costs more to import (~1.3 s) than SgTS's 8M pairs
-        return {"cosine_spearman": None, "cosine_pearson": _finite(np.corrcoef(predicted, gold)[0, 1])}
+    if not spearman:  # scipy.stats costs more to import (~1.3 s) than Pearson on SgTS's 8M pairs
+        return {"cosine_spearman": None, "cosine_pearson": _finite(pearson(predicted, gold))}
     from scipy import stats
 
     return {"cosine_spearman": _finite(stats.spearmanr(predicted, gold).statistic) if spearman else None,
             "cosine_pearson": _finite(stats.pearsonr(predicted, gold).statistic)}
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's r = <x - mean x, y - mean y> / (|x - mean x| |y - mean y|), in float64 with two centred
+    copies and three dot products: on 8M pairs `numpy.corrcoef`'s stacked copies cost 5x as much."""
+    x_centred, y_centred = x - x.mean(), y - y.mean()
+    return float(np.dot(x_centred, y_centred) / np.sqrt(np.dot(x_centred, x_centred) * np.dot(y_centred, y_centred)))
 
 
 def linear_discount_weights(k: int) -> np.ndarray:

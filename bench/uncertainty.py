@@ -133,44 +133,52 @@ def mean_units(values: np.ndarray, unit: str, ids: object) -> UnitValues:
     return UnitValues(np.asarray(values, dtype=np.float64), unit, "percentile bootstrap of the mean", digest(ids))
 
 
-def _midranks(values: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+def _midranks(values: np.ndarray) -> tuple[np.ndarray, Callable[..., np.ndarray]]:
     """Mid-ranks of `values` (the items below plus half the item's tie group, itself included: ranks minus
-    1/2, an offset Pearson ignores) and `contract(f)` = sum_k a_mk f_k per item m, with a_mk = 1 when
+    1/2, an offset Pearson ignores) and `contract(f, out)` = sum_k a_mk f_k per item m, with a_mk = 1 when
     values[k] > values[m] and 1/2 when tied: the derivative of every item's weighted mid-rank in item m's
-    weight, contracted with f.
+    weight, contracted with f (written into `out`, which must not be f).
 
     Both are computed along the sorted order (one argsort; per tie group: a sum, then a suffix sum) and
-    scattered back once, with no per-item group index: sequential passes instead of random ones. Every f
-    contracted here (ones, a 0/1 gold, mid-ranks) holds half-integers, so each sum is exact and its value
-    does not depend on the order of summation."""
+    scattered back once, with no per-item group index, in buffers reused from call to call: on SgTS's 8M
+    pairs each fresh 64 MB array costs more than the arithmetic on it. Every f contracted here (ones, a 0/1
+    gold, mid-ranks) holds half-integers, so each sum is exact and does not depend on the order of
+    summation."""
     values = np.asarray(values)
     order = np.argsort(values)  # tie groups come from the sorted values, so stability is not needed
-    ordered = values[order]
     size = len(order)
-    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    work = values[order]  # the sorted values, then the sorted f of each contraction
+    starts = np.flatnonzero(np.concatenate([[True], work[1:] != work[:-1]]))
     ties = len(starts) < size
     counts = np.diff(np.append(starts, size)) if ties else None
+    along = np.empty(size)  # the contraction in sorted order
 
-    def along_sorted(f_sorted: np.ndarray) -> np.ndarray:
-        per_group = np.add.reduceat(f_sorted, starts) if ties else f_sorted
-        contracted = np.cumsum(per_group)
-        np.subtract(per_group.sum(), contracted, out=contracted)  # the groups above
-        contracted += per_group / 2
-        return np.repeat(contracted, counts) if ties else contracted
+    def along_sorted(f_sorted: np.ndarray, half: np.ndarray) -> np.ndarray:
+        if ties:
+            per_group = np.add.reduceat(f_sorted, starts)
+            return np.repeat(per_group.sum() - np.cumsum(per_group) + per_group / 2, counts)
+        np.cumsum(f_sorted, out=along)
+        np.subtract(f_sorted.sum(), along, out=along)  # the items above
+        np.add(along, np.multiply(f_sorted, 0.5, out=half), out=along)  # plus half of itself (x/2 == x*0.5)
+        return along
 
-    def unsorted(f_sorted: np.ndarray) -> np.ndarray:
-        out = np.empty(size, dtype=np.float64)
-        out[order] = f_sorted
+    if ties:
+        ranks_sorted = np.subtract(size, along_sorted(np.ones(size), work))
+    else:  # item r of the sorted order has mid-rank r + 1/2 (what the formula above gives, exactly)
+        ranks_sorted = np.ones(size)
+        np.cumsum(ranks_sorted, out=ranks_sorted)
+        ranks_sorted -= 0.5
+    ranks = np.empty(size)
+    ranks[order] = ranks_sorted
+
+    def contract(f: np.ndarray, out: np.ndarray) -> np.ndarray:
+        if f is ranks:
+            f_sorted = ranks_sorted
+        else:
+            f_sorted = np.take(np.asarray(f, dtype=np.float64), order, out=work)
+        out[order] = along_sorted(f_sorted, work)
         return out
 
-    # no ties: item r of the sorted order has mid-rank r + 1/2 (what the general formula gives, exactly)
-    ranks_sorted = np.subtract(size, along_sorted(np.ones(size))) if ties else np.arange(size) + 0.5
-
-    def contract(f: np.ndarray) -> np.ndarray:
-        f_sorted = ranks_sorted if f is ranks else np.asarray(f, dtype=np.float64)[order]
-        return unsorted(along_sorted(f_sorted))
-
-    ranks = unsorted(ranks_sorted)
     return ranks, contract
 
 
@@ -184,47 +192,48 @@ def spearman_pseudo_values(similarity: np.ndarray, gold: np.ndarray, first: np.n
     Y (of the gold; a 0/1 gold is used as is, an affine map of its ranks), X_k = sum_l W_l a_lk with
     a_lk = 1 below, 1/2 tied. At W = 1 (P items, means over items) its derivative in W_m is, with
     C = cov(X, Y), A = var X, B = var Y and the contractions U_m = sum_k a_mk, V_m = sum_k a_mk Y_k,
-    Z_m = sum_k a_mk X_k (`_ranks_and_above`; the same with b for Y's ranks: U'_m, T_m = sum_k b_mk X_k,
+    Z_m = sum_k a_mk X_k (`_midranks`; the same with b for Y's ranks: U'_m, T_m = sum_k b_mk X_k,
     Z'_m):
       P dC = X_m Y_m - E[XY] + V_m + T_m - E[Y] (X_m - E[X] + U_m) - E[X] (Y_m - E[Y] + U'_m)
       P dA = X_m^2 - E[X^2] + 2 Z_m - 2 E[X] (X_m - E[X] + U_m)        (dB likewise with Y)
       d rho = dC / sqrt(AB) - rho (dA / A + dB / B) / 2,
     and a unit's derivative sums those of its items. `tests/test_uncertainty.py` checks it against
-    finite differences of a slow weighted Spearman."""
+    finite differences of a slow weighted Spearman.
+
+    Evaluated operation by operation in six reused buffers (x_c, y_c, scratch, d_cov, d_var_x, d_var_y):
+    the same IEEE operations in the same order as the formulas written out (so the same bits), without a
+    fresh array per operation."""
     gold = np.asarray(gold, dtype=np.float64)
     n = len(gold)
     x, contract_x = _midranks(similarity)
     binary = bool(((gold == 0.0) | (gold == 1.0)).all())
     y, contract_y = (gold, None) if binary else _midranks(gold)
-    # Each line below is the formula above, evaluated operation by operation in place (the same IEEE
-    # operations in the same order as the expression would be, without its temporaries: on 8M SgTS pairs
-    # every fresh 64 MB array costs more than the arithmetic on it).
     mx, my = x.mean(), y.mean()
-    x_centred, y_centred = x - mx, y - my
-    cov = np.mean(x_centred * y_centred)
-    var_x, var_y = x.var(), y.var()
+    x_c, y_c, scratch = np.subtract(x, mx), np.subtract(y, my), np.empty(n)
+    cov = np.mean(np.multiply(x_c, y_c, out=scratch))
+    var_x = np.mean(np.multiply(x_c, x_c, out=scratch))  # = x.var(): numpy's var is this mean
+    var_y = np.mean(np.multiply(y_c, y_c, out=scratch))
     rho = cov / np.sqrt(var_x * var_y)
-    x_centred += n - x  # X_m - E[X] + U_m, with U_m = n - X_m: the items above m plus half its tie group
+    x_c += np.subtract(n, x, out=scratch)  # X_m - E[X] + U_m, U_m = n - X_m: items above m, half its ties
     d_cov = np.multiply(x, y)
     d_cov -= np.mean(d_cov)
-    d_cov += contract_x(y)
-    scratch = np.empty_like(x)
-    d_cov -= np.multiply(x_centred, my, out=scratch)
-    d_cov -= np.multiply(y_centred, mx, out=scratch)
+    d_cov += contract_x(y, scratch)
+    d_cov -= np.multiply(x_c, my, out=scratch)
+    d_cov -= np.multiply(y_c, mx, out=scratch)
     d_var_x = np.multiply(x, x)
     d_var_x -= np.mean(d_var_x)
-    d_var_x += np.multiply(contract_x(x), 2, out=scratch)
-    d_var_x -= np.multiply(x_centred, 2 * mx, out=scratch)
+    d_var_x += np.multiply(contract_x(x, scratch), 2, out=scratch)
+    d_var_x -= np.multiply(x_c, 2 * mx, out=scratch)
     d_var_y = np.multiply(y, y)
     d_var_y -= np.mean(d_var_y)
-    d_var_y -= np.multiply(y_centred, 2 * my, out=scratch)
+    d_var_y -= np.multiply(y_c, 2 * my, out=scratch)
     if contract_y is not None:
-        u_y = n - y
-        contracted = contract_y(x)
-        contracted -= np.multiply(u_y, mx, out=scratch)
+        u_y = np.subtract(n, y, out=x_c)  # x_c and y_c are done with
+        contracted = contract_y(x, scratch)
+        contracted -= np.multiply(u_y, mx, out=y_c)
         d_cov += contracted
-        contracted = np.multiply(contract_y(y), 2, out=contracted)
-        contracted -= np.multiply(u_y, 2 * my, out=scratch)
+        contracted = np.multiply(contract_y(y, scratch), 2, out=scratch)
+        contracted -= np.multiply(u_y, 2 * my, out=y_c)
         d_var_y += contracted
     d_var_x /= var_x
     d_var_y /= var_y

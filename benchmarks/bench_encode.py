@@ -103,14 +103,15 @@ def summary(values: list[float]) -> dict[str, float]:
             "max": round(max(values), 4)}
 
 
-def interleaved(encoders: dict, a: str, b: str, texts: list[str], pairs: int) -> dict:
+def interleaved(encoders: dict, a: str, b: str, texts: list[str], pairs: int,
+                dtypes: tuple[str, ...] = ("float32", "bfloat16")) -> dict:
     """Alternate A and B (order flipped each pair); per-pair ratios of wall and of CPU seconds, and the
-    matmul probe's GFLOP/s in both dtypes after each pair."""
+    matmul probe's GFLOP/s in each of `dtypes` after each pair."""
     import torch
 
     wall: dict[str, list[float]] = {a: [], b: []}
     cpu: dict[str, list[float]] = {a: [], b: []}
-    probes: dict[str, list[float]] = {"float32": [], "bfloat16": []}
+    probes: dict[str, list[float]] = {dtype: [] for dtype in dtypes}
     for name in (a, b):
         encoders[name](texts[:BATCH])  # warm-up: first-call allocations, lazy initialisation
     for k in range(pairs):
@@ -148,13 +149,14 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     f32 = build_encoder(card, device="cpu")
     one_pass = build_encoder(card, device="cpu")
     one_pass.tokens_per_forward = None  # the whole batch in one forward pass: the token budget's effect
-    bf16 = build_encoder(replace(card, dtype="bfloat16"), device="cpu")
+    with_bf16 = "bf16" not in args.skip
+    bf16 = build_encoder(replace(card, dtype="bfloat16"), device="cpu") if with_bf16 else None
     st = SentenceTransformer(str(weights_folder(card)), device="cpu")
     st.max_seq_length = f32.max_length
     encoders = {
         "harness": lambda texts: f32.encode(texts, batch_size=BATCH, show_progress_bar=False),
         "harness-one-pass": lambda texts: one_pass.encode(texts, batch_size=BATCH, show_progress_bar=False),
-        "harness-bf16": lambda texts: bf16.encode(texts, batch_size=BATCH, show_progress_bar=False),
+        "harness-bf16": lambda texts: bf16.encode(texts, batch_size=BATCH, show_progress_bar=False),  # if built
         "sentence-transformers": lambda texts: st.encode(texts, batch_size=BATCH, convert_to_numpy=True,
                                                          show_progress_bar=False),
     }
@@ -171,12 +173,13 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
         flops = {name: forward_flops(f32.model.config, lengths, batches) for name, batches in passes.items()}
         reference = encoders["harness"](texts)
         st_diff = float(np.abs(encoders["sentence-transformers"](texts) - reference).max())
-        low = encoders["harness-bf16"](texts) if "bf16" not in args.skip else None
+        low = encoders["harness-bf16"](texts) if with_bf16 else None
         comparisons = {}
         pairs = [("harness", "sentence-transformers"), ("harness", "harness-one-pass")]
-        pairs += [] if "bf16" in args.skip else [("harness-bf16", "harness")]
+        pairs += [("harness-bf16", "harness")] if with_bf16 else []
         for a, b in pairs:
-            result = interleaved(encoders, a, b, texts, args.pairs)
+            result = interleaved(encoders, a, b, texts, args.pairs,
+                                 ("float32", "bfloat16") if with_bf16 else ("float32",))
             for n in (a, b):  # achieved rate, and its share of the same-dtype matmul probe's median
                 rate = flops[n] / statistics.median(result["wall_s"][n]) / 1e9
                 probe = statistics.median(result["probe_gflops"]["bfloat16" if n.endswith("bf16") else "float32"])

@@ -55,9 +55,9 @@ class SgTSTask(Task):
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         split = self.metadata.eval_splits[0]
-        rows = get_dataset(self.metadata.dataset).split(split)
+        columns = get_dataset(self.metadata.dataset).columns(split, ("text", "label"))  # arrow, at once
         cap = min(filter(None, (self.max_per_class, context.limit and context.limit // 2)), default=None)
-        texts, labels = rows.data.column("text").to_pylist(), rows.data.column("label").to_pylist()  # arrow, at once
+        texts, labels = columns["text"], columns["label"]
         if self.design != "all-pairs":
             scores, details = sgts_on_split(encoder, texts, labels, seed=context.seed, max_per_class=cap,
                                             batch_size=context.batch_size, design=self.design)

@@ -154,3 +154,25 @@ def test_the_parser_leaves_verify_unimported_and_its_help_states_verify_defaults
     helps = {action.dest: action.help for action in subcommands["verify"]._actions}
     assert f"(default: {DEFAULT_FRACTION:g})" in helps["fraction"]
     assert f"(default: {DEFAULT_MINIMUM})" in helps["minimum"]
+
+
+def test_sgts_reads_its_columns_without_importing_datasets(fixture_task, sentibench_home):
+    """`PreparedDataset.columns` reads the verified Arrow files with pyarrow: the same lists as the
+    Hugging Face split, in a fresh interpreter that never imports `datasets`."""
+    from sentibench.data import get_dataset
+
+    split = get_dataset("fixture-reviews").split("test")  # prepares the fixture (this needs datasets)
+    expected = {name: split.data.column(name).to_pylist() for name in ("text", "label")}
+    script = (
+        "import json, sys\n"
+        "from sentibench.data import DatasetSpec, get_dataset, register_dataset\n"
+        "register_dataset(DatasetSpec(name='fixture-reviews', description='test fixture', kind='classification',"
+        " label_names=('negative', 'positive'), license='test', citation='test', load_rows=lambda: {},"
+        " split_fractions=(0.5, 0.0, 0.5), tags=('sentiment',)))\n"
+        "columns = get_dataset('fixture-reviews').columns('test', ('text', 'label'))\n"
+        "print(json.dumps([columns, 'datasets' in sys.modules]))\n")
+    env = {"SENTIBENCH_HOME": str(sentibench_home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    columns, imported = json.loads(done.stdout.strip().splitlines()[-1])
+    assert columns == expected and len(expected["text"]) == 16 and imported is False

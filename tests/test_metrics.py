@@ -106,3 +106,17 @@ def test_geometry_extremes():
     assert metrics.uniformity(np.array([[1.0, 0.0], [-1.0, 0.0]])) == pytest.approx(-8.0)
     with pytest.raises(ValueError):
         metrics.alignment(np.eye(2), np.array([0, 1]))
+
+
+def test_pearson_hand_value_and_scipy():
+    from scipy import stats
+
+    # x = (1, 2, 3, 4), y = (0, 0, 1, 1): centred (-1.5, -0.5, 0.5, 1.5) and (-0.5, -0.5, 0.5, 0.5);
+    # <x, y> = 2, |x|^2 = 5, |y|^2 = 1, so r = 2 / sqrt(5)
+    assert metrics.pearson(np.array([1.0, 2, 3, 4]), np.array([0.0, 0, 1, 1])) == pytest.approx(2 / math.sqrt(5),
+                                                                                                 abs=1e-15)
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=500), (rng.random(500) < 0.3).astype(float)
+    assert metrics.pearson(x, y) == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-14)
+    assert metrics.correlations(x, y, spearman=False) == {"cosine_spearman": None,
+                                                          "cosine_pearson": pytest.approx(metrics.pearson(x, y))}
