@@ -14,7 +14,8 @@ def run_cli(capsys, *argv):
     return code, captured.out, captured.err
 
 
-def test_run_minilm_writes_results_resumes_and_hits_the_cache(fixture_task, tmp_path, capsys):
+def test_run_minilm_writes_results_resumes_and_hits_the_cache(fixture_task, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path / "home"))  # an empty embedding cache, whatever ran before
     out = tmp_path / "results"
     code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
                            "--output-folder", str(out))

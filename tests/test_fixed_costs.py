@@ -156,12 +156,14 @@ def test_the_parser_leaves_verify_unimported_and_its_help_states_verify_defaults
     assert f"(default: {DEFAULT_MINIMUM})" in helps["minimum"]
 
 
-def test_sgts_reads_its_columns_without_importing_datasets(fixture_task, sentibench_home):
+def test_sgts_reads_its_columns_without_importing_datasets(fixture_task):
     """`PreparedDataset.columns` reads the verified Arrow files with pyarrow: the same lists as the
     Hugging Face split, in a fresh interpreter that never imports `datasets`."""
     from sentibench.data import get_dataset
 
-    split = get_dataset("fixture-reviews").split("test")  # prepares the fixture (this needs datasets)
+    prepared = get_dataset("fixture-reviews")  # prepares the fixture (this needs datasets)
+    split = prepared.split("test")
+    home = prepared.folder.parent.parent  # <home>/datasets/<name>-r<recipe>: wherever an earlier test prepared it
     expected = {name: split.data.column(name).to_pylist() for name in ("text", "label")}
     script = (
         "import json, sys\n"
@@ -171,7 +173,7 @@ def test_sgts_reads_its_columns_without_importing_datasets(fixture_task, sentibe
         " split_fractions=(0.5, 0.0, 0.5), tags=('sentiment',)))\n"
         "columns = get_dataset('fixture-reviews').columns('test', ('text', 'label'))\n"
         "print(json.dumps([columns, 'datasets' in sys.modules]))\n")
-    env = {"SENTIBENCH_HOME": str(sentibench_home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
+    env = {"SENTIBENCH_HOME": str(home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     columns, imported = json.loads(done.stdout.strip().splitlines()[-1])
