@@ -16,12 +16,13 @@ Pooling rules (SimCSE's names):
 
 Forward passes on the CPU (`CPU_TOKENS_PER_FORWARD`): a batch of `batch_size` texts runs as forward
 passes of at most 1,024 padded token positions each (a longer text runs alone). Found by profiling long
-texts: one pass of 32 IMDB reviews x 256 tokens allocates 50 MB activations per layer, above glibc's mmap
-threshold, so every layer page-faults fresh pages in (190,000 minor faults per 32 reviews); at 1,024
-positions the activations are reused from the heap (9,000 faults) and a pass of 32 reviews took 9-10%
-less time (all-MiniLM-L6-v2, one thread, in-process A/B; `benchmarks/bench_encode.py` measures it as
-"harness vs harness-one-pass"). Smaller passes also pad less. A row does not depend on the pass it ran
-in (same vectors to the last bit on equal-length texts). Accelerators run the whole batch in one pass.
+texts (`python benchmarks/profile_forward.py`): one pass of 32 IMDB reviews x 256 tokens allocates 50 MB
+activations per layer, above glibc's mmap threshold, so every layer page-faults fresh pages in (183,000
+minor faults per 32 reviews; GELU and the bias copy take 16% of the pass); at 1,024 positions the
+activations are reused from the heap (no faults) and the 32 reviews took 1.14x less time (all-MiniLM-L6-v2,
+one thread). `benchmarks/bench_encode.py` measures it in whole encodes as "harness vs harness-one-pass".
+Smaller passes also pad less. A row does not depend on the pass it ran in (same vectors to the last bit on
+equal-length texts). Accelerators run the whole batch in one pass.
 
 Inference dtypes (`DTYPES`): ``float32`` (the default, and the dtype of every published number) and
 ``bfloat16``, opt in: weights and matmuls in bf16, the last hidden states cast to float32 before pooling
@@ -98,9 +99,8 @@ def _available_device(name: str) -> torch.device:
 
 
 def length_sorted_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length (longest first), so padding stays small."""
-    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    """Indices grouped into batches of similar length in characters (longest first), so padding stays small."""
+    return token_budget_batches([len(text) for text in texts], batch_size, None)
 
 
 def token_budget_batches(lengths: Sequence[int], batch_size: int, tokens_per_forward: int | None
@@ -122,14 +122,23 @@ def _show(show_progress_bar: bool | None, n: int) -> bool:
     return n >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
 
 
-def cpu_has_bf16() -> bool:
-    """Whether the CPU advertises bf16 matrix instructions (Linux's /proc/cpuinfo flags); True where the
-    flags cannot be read, so that no warning is given on a guess."""
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # CPU flags of bf16 matrix instructions
+
+
+def cpu_bf16_instructions() -> list[str] | None:
+    """The bf16 matrix instructions the CPU advertises (Linux's /proc/cpuinfo flags); None where the flags
+    cannot be read."""
     try:
         flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
     except (OSError, StopIteration):
-        return True
-    return bool({"avx512_bf16", "amx_bf16"} & set(flags.split(":", 1)[-1].split()))
+        return None
+    return [flag for flag in BF16_FLAGS if flag in flags.split(":", 1)[-1].split()]
+
+
+def cpu_has_bf16() -> bool:
+    """Whether the CPU has bf16 matrix instructions; True where that cannot be read (no warning on a guess)."""
+    found = cpu_bf16_instructions()
+    return found is None or bool(found)
 
 
 def check_dtype(dtype: str) -> str:

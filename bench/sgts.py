@@ -49,10 +49,15 @@ def all_pairs(labels: Sequence[int], seed: int, max_per_class: int | None = None
     """The balanced set as one index array (positives, then negatives, in their shuffled order) and the
     pairs (i, j), i < j in that order, as a [P, 2] array of positions in it: m(m-1) same-polarity pairs and
     m^2 mixed ones, P = 2m(2m-1)/2."""
-    pos, neg = balanced_sentences(labels, seed, max_per_class)
-    sentences = np.concatenate([pos, neg])
+    sentences = balanced_set(labels, seed, max_per_class)
     first, second = np.triu_indices(len(sentences), k=1)
     return sentences, np.stack([first, second], axis=1)
+
+
+def balanced_set(labels: Sequence[int], seed: int, max_per_class: int | None = None) -> np.ndarray:
+    """`balanced_sentences` as one index array: positives, then negatives, in their shuffled order."""
+    pos, neg = balanced_sentences(labels, seed, max_per_class)
+    return np.concatenate([pos, neg])
 
 
 def _sample_pairs(rng: np.random.Generator, a: np.ndarray, b: np.ndarray | None, count: int) -> list[tuple]:
@@ -122,8 +127,7 @@ def sgts_all_pairs(encoder: Encoder, texts: Sequence[str], labels: Sequence[int]
     first[k] < second[k] of the balanced set (`details["n_sentences"]` sentences, each encoded once), in
     `all_pairs`'s order. Cosines and gold are read off the set's Gram and same-polarity matrices through
     the upper-triangle mask, so no [P, 2] index array is built (IMDB: 8M pairs)."""
-    pos, neg = balanced_sentences(labels, seed, max_per_class)
-    sentences = np.concatenate([pos, neg])
+    sentences = balanced_set(labels, seed, max_per_class)
     set_texts = [texts[i] for i in sentences]
     set_labels = np.asarray(labels)[sentences]
     unit = metrics.l2_normalise(encoder.encode(set_texts, batch_size=batch_size), np.float64)

@@ -289,13 +289,12 @@ def scores_benchmark(args: argparse.Namespace) -> dict:
 # --- report -------------------------------------------------------------------------------------------------
 
 def machine() -> dict:
+    from sentibench.encoders import cpu_bf16_instructions
     from sentibench.results import git_commit, versions
 
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
-    flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
-    return {"cpu": cpu, "cores": os.cpu_count(), "bf16_instructions": [f for f in ("avx512_bf16", "amx_bf16")
-                                                                     if f in flags.split()],
+    return {"cpu": cpu, "cores": os.cpu_count(), "bf16_instructions": cpu_bf16_instructions(),
             "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
             "platform": platform.platform(), "versions": versions(), "git_commit": git_commit()}
 
