@@ -122,22 +122,44 @@ def _truncation(encoder: Encoder, texts: list[str]) -> dict:
 
 def sgts_all_pairs(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,
                    max_per_class: int | None = None, batch_size: int = 32
-                   ) -> tuple[dict, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """The all-pairs design: returns (details, cosines, gold, (first, second)), pair k being sentences
-    first[k] < second[k] of the balanced set (`details["n_sentences"]` sentences, each encoded once), in
-    `all_pairs`'s order. Cosines and gold are read off the set's Gram and same-polarity matrices through
-    the upper-triangle mask, so no [P, 2] index array is built (IMDB: 8M pairs)."""
+                   ) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The all-pairs design: returns (details, cosines, gold) over the pairs of the balanced set
+    (`details["n_sentences"]` sentences, each encoded once) in `all_pairs`'s order, row by row: (0, 1),
+    ..., (0, n-1), (1, 2), ... Cosines are read off the set's Gram matrix a row at a time, so neither a
+    [P, 2] index array nor a pair mask is built (IMDB: 8M pairs); `pair_unit_sums` sums per-pair values
+    per sentence in the same layout."""
     sentences = balanced_set(labels, seed, max_per_class)
     set_texts = [texts[i] for i in sentences]
     set_labels = np.asarray(labels)[sentences]
     unit = metrics.l2_normalise(encoder.encode(set_texts, batch_size=batch_size), np.float64)
-    upper = np.triu(np.ones((len(sentences), len(sentences)), dtype=bool), k=1)
-    cosines = (unit @ unit.T)[upper]
-    gold = (set_labels[:, None] == set_labels[None, :])[upper].astype(np.float64)
+    gram, n = unit @ unit.T, len(sentences)
+    cosines, gold = np.empty(n * (n - 1) // 2), np.empty(n * (n - 1) // 2)
+    for i, start in enumerate(_row_starts(n)[:-1]):
+        cosines[start:start + n - 1 - i] = gram[i, i + 1:]
+        np.equal(set_labels[i + 1:], set_labels[i], out=gold[start:start + n - 1 - i])
+    del gram
     details = {"design": "all-pairs", "n_pairs": len(cosines), "n_same": int(gold.sum()), "pair_seed": seed,
-               "n_sentences": len(sentences), "sentences_hash": sentences_hash(texts, labels, sentences),
+               "n_sentences": n, "sentences_hash": sentences_hash(texts, labels, sentences),
                **_truncation(encoder, set_texts)}
-    return details, cosines, gold, np.nonzero(upper)
+    return details, cosines, gold
+
+
+def _row_starts(n: int) -> list[int]:
+    """Where row i of the pairs (i, i+1), ..., (i, n-1) starts in the row-by-row layout, for i = 0..n-1."""
+    return [i * (2 * n - i - 1) // 2 for i in range(n)]
+
+
+def pair_unit_sums(per_pair: np.ndarray, n: int) -> np.ndarray:
+    """Per sentence, the sum of `per_pair` over its pairs in the row-by-row layout of `sgts_all_pairs`,
+    to the same bits as `bincount(first, w) + bincount(second, w)` with (first, second) = triu_indices(n,
+    1): row sums in order (a `cumsum`'s last entry) plus column sums accumulated row by row."""
+    rows, columns = np.zeros(n), np.zeros(n)
+    running = np.empty(n)
+    for i, start in enumerate(_row_starts(n)[:-1]):
+        row = per_pair[start:start + n - 1 - i]
+        rows[i] = np.cumsum(row, out=running[:len(row)])[-1]
+        columns[i + 1:] += row
+    return rows + columns
 
 
 def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,
@@ -146,7 +168,7 @@ def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int],
     """SgTS of `encoder` on one split under `design` (module docstring); returns (scores, details).
     `n_pairs` applies to the "sampled" design only."""
     if design == "all-pairs":
-        details, cosines, gold, _ = sgts_all_pairs(encoder, texts, labels, seed, max_per_class, batch_size)
+        details, cosines, gold = sgts_all_pairs(encoder, texts, labels, seed, max_per_class, batch_size)
         return metrics.correlations(cosines, gold), details
     if design == "sampled":
         pairs = build_pairs(labels, seed, n_pairs=n_pairs, max_per_class=max_per_class)

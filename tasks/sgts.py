@@ -18,7 +18,7 @@ the `sgts-paper-*` tasks (group `sgts-paper`); version 1's 4,000 sampled pairs a
 `sgts_on_split(..., design="sampled")`.
 
 Confidence interval: pairs share sentences, so the unit is the sentence: the linearised bootstrap over
-the 2m sentences (`sentibench.uncertainty.spearman_pseudo_values`, each pair weighted by the product of
+the 2m sentences (`sentibench.uncertainty.spearman_influence`, each pair weighted by the product of
 its two sentences' weights). Evaluation uses the test split; model selection (trainers) uses the
 validation split, never the test sentences.
 """
@@ -29,10 +29,10 @@ from sentibench import metrics
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.encoders import Encoder
-from sentibench.sgts import Design, sgts_all_pairs, sgts_on_split
+from sentibench.sgts import Design, pair_unit_sums, sgts_all_pairs, sgts_on_split
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
-from sentibench.uncertainty import LINEARISED, UnitValues, spearman_pseudo_values
+from sentibench.uncertainty import LINEARISED, UnitValues, spearman_influence
 
 
 class SgTSTask(Task):
@@ -62,14 +62,15 @@ class SgTSTask(Task):
             scores, details = sgts_on_split(encoder, texts, labels, seed=context.seed, max_per_class=cap,
                                             batch_size=context.batch_size, design=self.design)
             return Evaluation({split: scores}, details)
-        details, cosines, gold, pairs = sgts_all_pairs(encoder, texts, labels, context.seed, cap,
-                                                       context.batch_size)
+        details, cosines, gold = sgts_all_pairs(encoder, texts, labels, context.seed, cap, context.batch_size)
         if not context.intervals:
             return Evaluation({split: metrics.correlations(cosines, gold)}, details)
         scores = metrics.correlations(cosines, gold, spearman=False)
         units = None
         if scores["cosine_pearson"] is not None:
-            rho, values = spearman_pseudo_values(cosines, gold, *pairs, details["n_sentences"])
+            rho, per_pair = spearman_influence(cosines, gold)
+            n = details["n_sentences"]
+            values = rho + n * pair_unit_sums(per_pair, n)
             scores["cosine_spearman"] = rho
             units = UnitValues(values, "sentence", LINEARISED, details["sentences_hash"])
         return Evaluation({split: scores}, details, units)

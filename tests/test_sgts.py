@@ -6,7 +6,7 @@ import pytest
 from sentibench.data import get_dataset
 from sentibench.errors import BenchError
 from sentibench.tasks.base import EvalContext
-from sentibench.sgts import all_pairs, build_pairs, paper_pairs, sgts_all_pairs, sgts_scores
+from sentibench.sgts import all_pairs, build_pairs, pair_unit_sums, paper_pairs, sgts_all_pairs, sgts_scores
 
 
 def test_sgts_scores_worked_by_hand():
@@ -100,18 +100,30 @@ def test_all_pairs_are_every_pair_of_the_balanced_set():
 
 
 def test_all_pairs_scoring_reads_the_same_pairs_as_the_pair_list(fake_encoder):
-    """The task's mask-based cosines and gold, pair by pair, against `all_pairs`'s list and a loop."""
+    """The task's row-by-row cosines and gold, pair by pair, against `all_pairs`'s list and a loop."""
     texts = [f"sentence {i}" for i in range(11)]
     labels = [1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
-    details, cosines, gold, (first, second) = sgts_all_pairs(fake_encoder, texts, labels, seed=4)
+    details, cosines, gold = sgts_all_pairs(fake_encoder, texts, labels, seed=4)
     sentences, pairs = all_pairs(labels, seed=4)
-    assert first.tolist() == pairs[:, 0].tolist() and second.tolist() == pairs[:, 1].tolist()
+    assert len(cosines) == len(gold) == len(pairs)
     vectors = fake_encoder.encode([texts[i] for i in sentences]).astype(np.float64)
     for k, (i, j) in enumerate(pairs.tolist()):
         a, b = vectors[i], vectors[j]
         assert cosines[k] == pytest.approx(float(a @ b) / math.sqrt(float(a @ a) * float(b @ b)), abs=1e-12)
         assert gold[k] == float(labels[sentences[i]] == labels[sentences[j]])
     assert details["n_pairs"] == 45 and details["n_same"] == 20
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 37])
+def test_pair_unit_sums_are_bincounts_over_the_pair_list_to_the_last_bit(n):
+    """Per-sentence sums over the row-by-row layout against the obvious bincount over triu_indices (same
+    additions in the same order, so equal bits, not just close values)."""
+    per_pair = np.random.default_rng(n).normal(size=n * (n - 1) // 2) * 1e-3
+    first, second = np.triu_indices(n, k=1)
+    expected = np.bincount(first, weights=per_pair, minlength=n) + np.bincount(second, weights=per_pair, minlength=n)
+    assert np.array_equal(pair_unit_sums(per_pair, n), expected)
+    slow = [sum(per_pair[k] for k in range(len(first)) if s in (first[k], second[k])) for s in range(n)]
+    assert pair_unit_sums(per_pair, n) == pytest.approx(slow, abs=1e-15)
 
 
 def test_paper_design_uses_each_sentence_once():

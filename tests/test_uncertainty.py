@@ -5,12 +5,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sentibench import metrics
+from sentibench import metrics, uncertainty
 from sentibench.uncertainty import (
     UnitValues,
     bootstrap_means,
     interval,
     paired_bootstrap,
+    sort_order,
+    spearman_influence,
     spearman_pseudo_values,
     t_interval,
 )
@@ -169,3 +171,37 @@ def test_pseudo_values_are_finite_difference_derivatives_with_ties(paired_units,
         weight = w[first] * (w[second] if second is not None else 1.0)
         bumped = _slow_weighted_spearman(similarity, gold, weight, rank_gold=not paired_units)
         assert values[s] == pytest.approx(rho + n_units * (bumped - rho) / 1e-6, abs=1e-4)
+
+
+def test_sort_order_sorts_and_finds_ties_like_argsort():
+    """The packed-key sort against numpy's argsort: a valid ascending order and the same tie verdict, on
+    values that share their high bits (runs), exact ties, -0.0 beside 0.0, negatives and tiny magnitudes."""
+    rng = np.random.default_rng(7)
+    awkward = np.array([-1.0, -0.0, 0.0, 5e-324, -5e-324, 0.5, np.nextafter(0.5, 1), 2.0, -3.0, 1e300])
+    cases = [awkward, awkward[[0, 3, 5, 6, 7]], np.array([0.25]), np.array([1.0, 1.0])]
+    cases += [rng.choice(awkward, size=int(rng.integers(2, 400))) for _ in range(50)]
+    cases += [0.5 + rng.integers(0, 1 << 20, size=3000) * 2.0 ** -52 for _ in range(5)]  # one high-bit run
+    cases += [rng.normal(size=int(rng.integers(2, 5000))) * 10.0 ** float(rng.integers(-8, 8)) for _ in range(20)]
+    for values in cases:
+        order, tied = sort_order(values)
+        assert sorted(order.tolist()) == list(range(len(values)))
+        ordered = values[order]
+        assert (ordered[1:] >= ordered[:-1]).all()
+        assert tied == (len(np.unique(values)) < len(values))  # np.unique counts -0.0 and 0.0 as one
+
+
+def test_fast_binary_path_gives_the_general_paths_bits():
+    """SgTS's lean path (0/1 gold, untied similarities) against the operation-by-operation path on the
+    same items: equal to the last bit, rho and every item's influence."""
+    rng = np.random.default_rng(8)
+    for size in (2, 5, 1000, 70_000):  # 70,000 items: more than one block
+        similarity = rng.normal(size=size)
+        gold = rng.integers(0, 2, size=size).astype(float)
+        gold[:2] = (0.0, 1.0)
+        order, tied = sort_order(similarity)
+        assert not tied
+        rho_fast, fast = uncertainty._binary_untied_influence(order, gold)
+        rho_general, general = uncertainty._general_influence(similarity, gold, order, binary=True)
+        assert rho_fast == rho_general and np.array_equal(fast, general)
+        assert spearman_influence(similarity, gold)[0] == pytest.approx(stats.spearmanr(similarity, gold).statistic,
+                                                                         abs=1e-12)
