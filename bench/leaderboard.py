@@ -119,16 +119,22 @@ class _PValues:
         except (OSError, ValueError):
             self.known = {}
         self.changed = False
+        self.read: dict[Path, bytes] = {}
 
-    @staticmethod
-    def _key(a: StoredResult, b: StoredResult) -> str:
+    def _bytes(self, path: Path) -> bytes:
+        """A file's bytes, read once per render (a column's best result is in every comparison of it)."""
+        if path not in self.read:
+            self.read[path] = path.read_bytes() if path.exists() else b"-"
+        return self.read[path]
+
+    def _key(self, a: StoredResult, b: StoredResult) -> str:
         import hashlib
 
         from sentibench.uncertainty import units_path
 
         digest = hashlib.sha256()
         for path in (a.path, units_path(a.path), b.path, units_path(b.path)):
-            digest.update(path.read_bytes() if path.exists() else b"-")
+            digest.update(self._bytes(path))
         return digest.hexdigest()
 
     def __call__(self, a: StoredResult, b: StoredResult) -> float | None:
