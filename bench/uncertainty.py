@@ -298,21 +298,22 @@ def _general_influence(similarity: np.ndarray, gold: np.ndarray, order: np.ndarr
 
 
 def _binary_untied_influence(order: np.ndarray, gold: np.ndarray) -> tuple[float, np.ndarray]:
-    """`spearman_influence` for a 0/1 gold and untied similarities, to the same bits in three full-length
-    arrays (x, a scratch array that ends as the result, and `order`) instead of about ten.
+    """`spearman_influence` for a 0/1 gold and untied similarities, to the same bits with two full-length
+    float arrays (x, and a scratch array that ends as the result) besides `order`, instead of about ten.
 
     Item r of the sorted order has mid-rank X = r + 1/2, contraction U = P - X, Z = P^2/2 - (r + 1)^2/2
     + X/2 (the ranks above it plus half its own, exactly) and V = (the gold above it) + Y/2, a running sum
     carried from block to block; all of them are sums of half-integers below 2^53, so exact. The formula
     of `spearman_influence` is then applied block by block in sorted order (the same IEEE operations on
-    each item, so the same bits) and scattered back. The five means are taken over full arrays in the
-    items' own order, like the general path's, because a pairwise sum's bits depend on its order."""
+    each item, so the same bits) and scattered back. The means are taken over full arrays in the items'
+    own order, like the general path's, because a pairwise sum's bits depend on its order."""
     n = len(gold)
     block = 1 << 16
     steps = np.arange(block) + 0.5
     x = np.empty(n)
     for start in range(0, n, block):
-        x[order[start:start + block]] = steps[:len(order[start:start + block])] + start
+        items = order[start:start + block]
+        x[items] = steps[:len(items)] + start
     y = gold
     mx, my = x.mean(), y.mean()
     scratch = np.empty(n)
@@ -330,8 +331,8 @@ def _binary_untied_influence(order: np.ndarray, gold: np.ndarray) -> tuple[float
     mean_xy = np.mean(np.multiply(x, y, out=scratch))
     mean_xx = np.mean(np.multiply(x, x, out=scratch))
     mean_yy = np.mean(np.multiply(y, y, out=scratch))
-    rho = cov / np.sqrt(var_x * var_y)
     scale = np.sqrt(var_x * var_y)
+    rho = cov / scale
     gold_total, gold_above = y.sum(), 0.0
     per_item = scratch
     u, v, d_cov, tmp = (np.empty(block) for _ in range(4))
