@@ -18,7 +18,7 @@ packages = sorted(n[:-len("/__init__.py")].replace("/", ".") for n in zipfile.Zi
 for name in packages:
     module = importlib.import_module(name)
     assert "site-packages" in module.__file__, f"{name} imported from {module.__file__}, not the wheel"
-from sentibench.models.methods import methods
+from sentibench.training.methods import methods
 from sentibench.models.cards import all_cards
 assert pathlib.Path(all_cards()["all-minilm-l6-v2"].path).exists()
 print(f"wheel ok: {len(packages)} packages import from the installed wheel; methods: {', '.join(methods())}")

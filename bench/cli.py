@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sentibench.encoders import DTYPES
-from sentibench.errors import BenchError
+from sentibench.embed.encoders import DTYPES
+from sentibench.core.errors import BenchError
 
 EXIT_USAGE = 2
 
@@ -46,9 +46,9 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from sentibench.executors import get_executor
-    from sentibench.runner import DEFAULT_MODEL, DEFAULT_TASKS, run
-    from sentibench.suite import expand_required
+    from sentibench.core.executors import get_executor
+    from sentibench.run.runner import DEFAULT_MODEL, DEFAULT_TASKS, run
+    from sentibench.run.suite import expand_required
     from sentibench.tasks.registry import resolve
 
     models = _split_names(args.model, "model") if args.model is not None else [DEFAULT_MODEL]
@@ -71,12 +71,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from sentibench.leaderboard import write_leaderboard
+    from sentibench.report.leaderboard import write_leaderboard
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
     if args.html:
-        from sentibench.leaderboard_html import write_html
+        from sentibench.report.leaderboard_html import write_html
 
         page = write_html(Path(args.results), Path(args.html), Path(args.figures) if args.figures else None)
         print(f"wrote {page}", file=sys.stderr)
@@ -87,7 +87,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from sentibench.compare import compare, render
+    from sentibench.report.compare import compare, render
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
@@ -119,7 +119,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                  s.description[:70]) for s in map(get_spec, dataset_names())]
         headers = ["dataset", "kind", "source", "hub id", "description"]
     else:
-        from sentibench.models.methods import methods
+        from sentibench.training.methods import methods
 
         rows = [(m.name, ",".join(m.presets), m.reference) for m in methods().values()]
         headers = ["method", "presets", "reference"]
@@ -131,7 +131,7 @@ def cmd_data_prepare(args: argparse.Namespace) -> int:
     """Prepare the named datasets; `all` prepares every one with an offline source and lists the hub-only
     ones it could not reach (a dataset named explicitly that cannot be prepared is an error)."""
     from sentibench.data import dataset_names, get_dataset
-    from sentibench.errors import UnavailableError
+    from sentibench.core.errors import UnavailableError
 
     everything = "all" in args.names
     names = dataset_names() if everything else list(dict.fromkeys(args.names))
@@ -172,7 +172,7 @@ def cmd_data_npmi(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from sentibench.training.options import parse_option_pairs
-    from sentibench.training.run import train
+    from sentibench.models.trained import train
 
     card = train(args.method, args.base, args.data, args.preset, seed=args.seed,
                  options=parse_option_pairs(args.option), out_dir=Path(args.output) if args.output else None,
@@ -201,16 +201,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if args.kind == "pca":
-        from sentibench.plot_pca import plot_pca
+        from sentibench.report.plot_pca import plot_pca
 
-        from sentibench.runner import DEFAULT_MODEL
+        from sentibench.run.runner import DEFAULT_MODEL
 
         models = _split_names(args.model, "model") if args.model is not None else [DEFAULT_MODEL]
         datasets = (_split_names(args.datasets, "dataset") if args.datasets is not None
                     else ["mr", "vader-tweets", "vader-amazon"])
         paths = plot_pca(models, datasets, out, args.limit)
     else:
-        from sentibench.plot_sgts_fewshot import plot_sgts_vs_fewshot
+        from sentibench.report.plot_sgts_fewshot import plot_sgts_vs_fewshot
 
         name = "sgts_vs_fewshot_frozen.png" if args.frozen else "sgts_vs_fewshot.png"
         paths = [plot_sgts_vs_fewshot(Path(args.results), out / name, frozen=args.frozen)]
@@ -230,7 +230,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from sentibench.reproduce import reproduce_file
+    from sentibench.submission.reproduce import reproduce_file
 
     outcome = reproduce_file(Path(args.result), device=args.device, batch_size=args.batch_size,
                              use_cache=args.use_cache)
@@ -239,7 +239,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from sentibench.submission import submit
+    from sentibench.submission.submit import submit
 
     folder = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
                     archive=args.archive)
@@ -249,7 +249,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from sentibench.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM, verify
+    from sentibench.submission.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM, verify
 
     verdict = verify(Path(args.submission), Path(args.results), Path(args.leaderboard) if args.leaderboard else None,
                      fraction=DEFAULT_FRACTION if args.fraction is None else args.fraction,
@@ -276,7 +276,7 @@ def cmd_card_new(args: argparse.Namespace) -> int:
 
 
 def cmd_card_check(args: argparse.Namespace) -> int:
-    from sentibench.errors import Rejected
+    from sentibench.core.errors import Rejected
     from sentibench.models.cards import check_card_file
 
     problems = check_card_file(Path(args.file))
@@ -404,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_in.add_argument("submission", help="a submission folder or zip")
     check_in.add_argument("--results", default="results", help="results folder to merge into")
     check_in.add_argument("--leaderboard", default="leaderboard.md", help="leaderboard to regenerate ('' for none)")
-    # defaults live in sentibench.verify, imported only when verifying (it pulls in the whole run machinery)
+    # defaults live in sentibench.submission.verify, imported only when verifying (it pulls in the whole run machinery)
     check_in.add_argument("--fraction", type=float, help="fraction of tasks to re-run (default: 0.2)")
     check_in.add_argument("--minimum", type=int, help="re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=int, help="sample seed (default: fresh, printed and recorded)")

@@ -13,7 +13,7 @@ by token count within its CPU token budget, sentence-transformers by character c
 tokens, and each side's achieved GFLOP/s against a matmul probe of the same dtype timed in the same
 process after every pair. Pairs: harness vs sentence-transformers' own `encode` (float32); harness vs the
 harness running each batch of 32 as one forward pass (the effect of the CPU token budget,
-`sentibench.encoders.CPU_TOKENS_PER_FORWARD`); harness bfloat16 vs harness float32 (with the largest
+`sentibench.embed.encoders.CPU_TOKENS_PER_FORWARD`); harness bfloat16 vs harness float32 (with the largest
 coordinate difference and the smallest cosine between the two vectors of a text; `--skip bf16` leaves it
 out, for CPUs without bf16 instructions, where bf16 is emulated and several times slower).
 
@@ -140,7 +140,7 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.encoders import token_budget_batches
+    from sentibench.embed.encoders import token_budget_batches
     from sentibench.models.cards import get_card
     from sentibench.models.loaders import build_encoder, weights_folder
 
@@ -216,7 +216,7 @@ def encoded_count(stderr: str) -> int | None:
 def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
     """Round-robin process timings of the fixed-cost commands for this tree's `bench` (and a baseline's)."""
     from sentibench.models.cards import get_card
-    from sentibench.results import safe_segment
+    from sentibench.results.task_result import safe_segment
 
     benches = {"this": str(Path(sys.executable).parent / "bench")}
     if args.baseline_bench:
@@ -254,7 +254,7 @@ def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
 
 def throwaway_home() -> Path:
     """A temporary SENTIBENCH_HOME sharing everything with the real one except the embedding cache."""
-    from sentibench.paths import home
+    from sentibench.core.paths import home
 
     fake = Path(tempfile.mkdtemp(prefix="sentibench-bench-"))
     for entry in home().iterdir():
@@ -264,7 +264,7 @@ def throwaway_home() -> Path:
 
 
 def scores_benchmark(args: argparse.Namespace) -> dict:
-    from sentibench.results import iter_results
+    from sentibench.results.task_result import iter_results
 
     fake = throwaway_home()
     try:
@@ -289,8 +289,8 @@ def scores_benchmark(args: argparse.Namespace) -> dict:
 # --- report -------------------------------------------------------------------------------------------------
 
 def machine() -> dict:
-    from sentibench.encoders import cpu_bf16_instructions
-    from sentibench.results import git_commit, versions
+    from sentibench.embed.encoders import cpu_bf16_instructions
+    from sentibench.results.task_result import git_commit, versions
 
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_executor.py [-m MODELS] [-t TASKS] [--limit N] [--cpus 2] [--noop 200] [--keep DIR]
 
-1. The workload (default: three models x SgTS and probe, 30 units) runs cold through `sentibench.runner.run`
+1. The workload (default: three models x SgTS and probe, 30 units) runs cold through `sentibench.run.runner.run`
    with the local executor, then cold again with `RayExecutor(num_cpus=--cpus)`; each run starts from an
    empty embedding cache (a throw-away SENTIBENCH_HOME whose datasets and model folders are links to the
    real ones). Prints both wall times and their ratio (local / Ray: > 1 means Ray is faster), the texts
@@ -39,13 +39,13 @@ def _noop(unit: int) -> int:
 
 def _import_runner(unit: int) -> int:
     """What every unit's worker does first: import the runner (torch, transformers, datasets ...)."""
-    import sentibench.runner  # noqa: F401
+    import sentibench.run.runner  # noqa: F401
 
     return unit
 
 
 def timed_run(models, tasks, out: Path, limit, executor):
-    from sentibench.runner import run
+    from sentibench.run.runner import run
 
     shutil.rmtree(Path(os.environ["SENTIBENCH_HOME"]) / "embeddings", ignore_errors=True)  # cold: empty cache
     started = time.perf_counter()
@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
 def measure(args: argparse.Namespace, home: Path) -> int:
     import torch
 
-    from sentibench.executors import LocalExecutor, fan_out
-    from sentibench.results import comparable_results
-    from sentibench.ray_executor import RayExecutor, import_ray
+    from sentibench.core.executors import LocalExecutor, fan_out
+    from sentibench.results.task_result import comparable_results
+    from sentibench.run.ray_executor import RayExecutor, import_ray
     from sentibench.tasks.registry import resolve
 
     models = [m.strip() for m in args.models.split(",")]

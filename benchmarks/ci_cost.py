@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from sentibench.runner import run
+from sentibench.run.runner import run
 from sentibench.tasks.registry import resolve
 from sentibench.tasks.sgts import SgTSTask
 

@@ -470,7 +470,7 @@ def cases() -> list[Case]:
 
 def random_result(box: Sandbox, folder: str = "results", task: str = TASK) -> Path:
     from sentibench.models.cards import get_card
-    from sentibench.results import result_path
+    from sentibench.results.task_result import result_path
 
     return box.work / result_path(Path(folder), "random", get_card("random").revision, task)
 

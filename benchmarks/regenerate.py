@@ -13,8 +13,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from sentibench.results import iter_results
-from sentibench.runner import run
+from sentibench.results.task_result import iter_results
+from sentibench.run.runner import run
 from sentibench.tasks.registry import all_tasks
 
 ROOT = Path(__file__).resolve().parent.parent / "results"

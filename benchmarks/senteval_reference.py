@@ -25,8 +25,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
-from sentibench.compare import results_of
-from sentibench.runner import open_encoder
+from sentibench.report.compare import results_of
+from sentibench.run.runner import open_encoder
 from sentibench.tasks.probe import split_arrays
 
 SEED = 1111

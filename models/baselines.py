@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 
 class BowEncoder:

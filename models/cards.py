@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
-from sentibench.errors import BenchError, unknown_name
-from sentibench.paths import cache_dir
-from sentibench.schema import CARD_LOADERS as LOADERS
-from sentibench.schema import TO_FILL, ModelCard, card_problems, validate_card
+from sentibench.core.errors import BenchError, unknown_name
+from sentibench.core.paths import cache_dir
+from sentibench.models.card_schema import CARD_LOADERS as LOADERS
+from sentibench.models.card_schema import TO_FILL, ModelCard, card_problems, validate_card
 
 __all__ = ["LOADERS", "PACKAGED_CARDS", "TO_FILL", "ModelCard", "all_cards", "card_problems", "check_card_file",
            "get_card", "load_card_yaml", "packaged_cards", "read_card"]
@@ -37,7 +37,7 @@ def load_card_yaml(path: Path) -> Any:
 
 
 def read_card(path: Path) -> ModelCard:
-    """A card file, validated by `sentibench.schema`; anything malformed is a one-line error."""
+    """A card file, validated by `sentibench.models.card_schema`; anything malformed is a one-line error."""
     return validate_card(load_card_yaml(path), str(path))
 
 

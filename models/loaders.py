@@ -14,19 +14,19 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sentibench.cache import CachedEncoder
-from sentibench.encoders import (WEIGHT_SUFFIXES, Encoder, LazyTransformerEncoder, SentenceTransformerEncoder,
+from sentibench.embed.cache import CachedEncoder
+from sentibench.embed.encoders import (WEIGHT_SUFFIXES, Encoder, LazyTransformerEncoder, SentenceTransformerEncoder,
                                  TransformerEncoder, TransformerSettings, sentence_transformers_plan,
                                  transformer_settings, weights_digest)
-from sentibench.errors import BenchError
-from sentibench.io import atomic_folder
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_folder
 from sentibench.models.baselines import BowEncoder, RandomEncoder
 from sentibench.models.cards import ModelCard, get_card
-from sentibench.models.methods import offline_alternative
+from sentibench.training.methods import offline_alternative
 from sentibench.models.safety import check_weights_folder
-from sentibench.paths import cache_dir
-from sentibench.schema import make_card
-from sentibench.sources import RegistryPackage, require_hub
+from sentibench.core.paths import cache_dir
+from sentibench.models.card_schema import make_card
+from sentibench.data.sources import RegistryPackage, require_hub
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
 
 
@@ -139,11 +139,11 @@ def _offline_hint(card: ModelCard) -> str:
 
 def weights_folder(card: ModelCard) -> Path:
     """The local folder holding a neural card's weights, fetched or built on first use. A trained card
-    must already have its checkpoint (`sentibench.training.run.ready` trains it first)."""
+    must already have its checkpoint (`sentibench.models.trained.ready` trains it first)."""
     if card.checkpoint:
         return Path(card.checkpoint)
     if card.loader == "trained":
-        raise BenchError(f"model '{card.name}' is not trained yet; call `sentibench.training.run.ready(card)` "
+        raise BenchError(f"model '{card.name}' is not trained yet; call `sentibench.models.trained.ready(card)` "
                          f"or run `bench run -m {card.name}` (which trains it on first use)")
     if card.loader == "onnx-bert":
         return _converted_onnx_folder(card)

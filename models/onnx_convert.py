@@ -14,7 +14,7 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 PREFIX = "model.0.auto_model."
 

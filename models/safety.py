@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 CONVERT_HINT = ("convert them once, where you trust them: python -c \"import sys; from transformers import AutoModel, "

@@ -2,7 +2,7 @@
 InfoDCL, Zhang et al. 2023, Appendix G).
 
 Protocol: a seeded sample of at most `max_examples` (2,000) sentences of the test split, encoded once and
-L2-normalised; then, with the standard definitions (`sentibench.metrics`):
+L2-normalised; then, with the standard definitions (`sentibench.evaluation.metrics`):
 - alignment = mean over same-label pairs (i < j) of ||x_i - x_j||^2 (Wang & Isola 2020, alpha = 2; the
   "positive pairs" are pairs that share a label); lower is better;
 - uniformity = log mean over all pairs (i < j) of exp(-2 ||x_i - x_j||^2) (Wang & Isola 2020, t = 2);
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sentibench import metrics
+from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
-from sentibench.encoders import Encoder
+from sentibench.embed.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import capped_indices, split_arrays
 from sentibench.tasks.registry import register_family
-from sentibench.uncertainty import LINEARISED, UnitValues, digest
+from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest
 
 DEFINITIONS = {
     "alignment": "mean over same-label pairs i<j of ||x_i - x_j||_2^2, x L2-normalised (Wang & Isola 2020, "

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sentibench.encoders import Encoder, TransformerEncoder
-from sentibench.errors import BenchError
-from sentibench.executors import Executor, LocalExecutor
-from sentibench.uncertainty import UnitValues, describe
+from sentibench.embed.encoders import Encoder, TransformerEncoder
+from sentibench.core.errors import BenchError
+from sentibench.core.executors import Executor, LocalExecutor
+from sentibench.evaluation.uncertainty import UnitValues, describe
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"
 
@@ -78,7 +78,7 @@ class Evaluation:
 
     scores: dict[str, Scores]
     details: dict[str, Any] = field(default_factory=dict)
-    # The main score as one value per evaluation unit (sentibench.uncertainty): its bootstrap interval goes
+    # The main score as one value per evaluation unit (sentibench.evaluation.uncertainty): its bootstrap interval goes
     # to details["confidence_interval"], the values beside the result JSON for paired comparisons.
     units: UnitValues | None = None
 

@@ -33,14 +33,14 @@ import numpy as np
 
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
-from sentibench.encoders import Encoder, TransformerEncoder
-from sentibench.errors import BenchError
-from sentibench.executors import UnitFailed, fan_out
-from sentibench.finetune_config import FineTuneConfig, score
+from sentibench.embed.encoders import Encoder, TransformerEncoder
+from sentibench.core.errors import BenchError
+from sentibench.core.executors import UnitFailed, fan_out
+from sentibench.training.finetune_config import FineTuneConfig, score
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import C_GRID, C_LIMITS, capped_indices, grid_edge_warning, widening_search
 from sentibench.tasks.registry import register_family
-from sentibench.uncertainty import t_interval
+from sentibench.evaluation.uncertainty import t_interval
 
 if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
@@ -159,7 +159,7 @@ every gradient step, and early stopping can pick another epoch."""
 
 @dataclass(frozen=True)
 class SeedRun:
-    """One seed's fine-tuning examples: the unit few-shot tasks fan out (`sentibench.executors.fan_out`)."""
+    """One seed's fine-tuning examples: the unit few-shot tasks fan out (`sentibench.core.executors.fan_out`)."""
 
     task: str
     seed: int
@@ -176,7 +176,7 @@ class SeedRun:
 def fine_tune_seed(unit: SeedRun, load_trainable: Callable[[], TransformerEncoder], test_texts: list[str],
                    num_labels: int, config: FineTuneConfig) -> dict:
     """Fine-tune a fresh copy of the pretrained weights on one seed's draw; predict test."""
-    from sentibench.finetune import EvalSet, fine_tune
+    from sentibench.training.finetune import EvalSet, fine_tune
 
     encoder = load_trainable()
     validation = EvalSet(encoder, unit.validation_texts, config.eval_batch_size)

@@ -12,7 +12,7 @@ from functools import cache
 
 from sentibench.data import dataset_names, get_spec
 from sentibench.data.spec import DatasetSpec
-from sentibench.errors import BenchError, unknown_name
+from sentibench.core.errors import BenchError, unknown_name
 from sentibench.tasks.base import Task
 
 Family = Callable[[DatasetSpec], Task | None]

@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 
 from sentibench.data import get_dataset
-from sentibench.encoders import Encoder
+from sentibench.embed.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import (
     C_LIMITS,

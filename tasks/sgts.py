@@ -7,7 +7,7 @@ Pairs (version 2: all pairs). The paper gives only "429 pairs with 0/1 labels fr
 sentences" (each sentence used once); any set of pairs over a fixed sentence set estimates the same
 quantity, and sampling pairs adds noise of its own (4,000 sampled pairs over MR's test set: SD 0.015 rho
 over pair seeds, as large as the gaps between models). Pairs cost nothing to add once each sentence is
-encoded, so the score uses every pair of the balanced sentence set (`sentibench.sgts`):
+encoded, so the score uses every pair of the balanced sentence set (`sentibench.evaluation.sgts`):
   1. the split's positive (larger label value) and negative indices are each shuffled with
      `numpy.random.default_rng(seed)` (positives first) and the first m = min(#pos, #neg, max_per_class)
      of each are kept (IMDB: 2,000 reviews per class);
@@ -18,21 +18,21 @@ the `sgts-paper-*` tasks (group `sgts-paper`); version 1's 4,000 sampled pairs a
 `sgts_on_split(..., design="sampled")`.
 
 Confidence interval: pairs share sentences, so the unit is the sentence: the linearised bootstrap over
-the 2m sentences (`sentibench.uncertainty.spearman_influence`, each pair weighted by the product of
+the 2m sentences (`sentibench.evaluation.uncertainty.spearman_influence`, each pair weighted by the product of
 its two sentences' weights). Evaluation uses the test split; model selection (trainers) uses the
 validation split, never the test sentences.
 """
 
 from __future__ import annotations
 
-from sentibench import metrics
+from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
-from sentibench.encoders import Encoder
-from sentibench.sgts import Design, pair_unit_sums, sgts_all_pairs, sgts_on_split
+from sentibench.embed.encoders import Encoder
+from sentibench.evaluation.sgts import Design, pair_unit_sums, sgts_all_pairs, sgts_on_split
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
-from sentibench.uncertainty import LINEARISED, UnitValues, spearman_influence
+from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, spearman_influence
 
 
 class SgTSTask(Task):

@@ -7,7 +7,7 @@ A dataset whose rows carry a `subset` column (SentEval's STS12-16 layout: one fi
 reports, under SentEval's names, `all_*` (pooled over subsets; equals the plain score), `mean_*` (the
 unweighted mean of per-subset correlations) and `wmean_*` (weighted by subset size); per-subset values go
 to details. STS-B is evaluated on test and dev; STS12-16 and SICK-R on test (hub only).
-Confidence interval (main split): the linearised bootstrap over sentence pairs (`sentibench.uncertainty`).
+Confidence interval (main split): the linearised bootstrap over sentence pairs (`sentibench.evaluation.uncertainty`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sentibench import metrics
+from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
-from sentibench.encoders import Encoder
+from sentibench.embed.encoders import Encoder
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import capped_indices
 from sentibench.tasks.registry import register
-from sentibench.uncertainty import LINEARISED, UnitValues, digest, spearman_pseudo_values
+from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest, spearman_pseudo_values
 
 
 def pair_cosines(encoder: Encoder, first: list[str], second: list[str], batch_size: int) -> np.ndarray:

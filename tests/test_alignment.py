@@ -57,7 +57,7 @@ def test_sample_cap(task):
 
 
 def test_pca_plot_writes_one_png_per_dataset(task, tmp_path):
-    from sentibench.plot_pca import pca_2d, plot_pca
+    from sentibench.report.plot_pca import pca_2d, plot_pca
 
     points, ratio = pca_2d(np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 1.0], [2.0, 2.0, 1.0], [3.0, 3.1, 1.0]]))
     assert ratio[0] > 0.99 and points.shape == (4, 2)

@@ -3,10 +3,10 @@ import json
 import numpy as np
 import pytest
 
-from sentibench.cache import CachedEncoder, check_embeddings
-from sentibench.errors import BenchError
-from sentibench.leaderboard import render
-from sentibench.results import read_result, result_path, task_result, write_result
+from sentibench.embed.cache import CachedEncoder, check_embeddings
+from sentibench.core.errors import BenchError
+from sentibench.report.leaderboard import render
+from sentibench.results.task_result import read_result, result_path, task_result, write_result
 
 
 def test_cache_encodes_each_distinct_text_once_across_instances(fake_encoder):
@@ -119,7 +119,7 @@ def test_leaderboard_gives_fine_tuned_and_frozen_fewshot_their_own_tables(tmp_pa
 
 def _with_units(root, model, task, values, low, high):
     """A result whose main score is mean(values), its interval [low, high] and its unit values stored."""
-    from sentibench.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.uncertainty import UnitValues, units_path
 
     score = float(np.mean(values))
     result = task_result(task, "hash", {"test": {"main_score": score, "accuracy": score}}, 1.0,
@@ -150,7 +150,7 @@ def test_leaderboard_shows_intervals_best_and_not_significantly_worse(tmp_path):
 
 
 def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_path):
-    from sentibench.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.uncertainty import UnitValues, units_path
 
     def write(model, values):
         path = result_path(tmp_path, model, "r", "sgts-mr")

@@ -1,6 +1,6 @@
 import pytest
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.cards import all_cards, read_card
 
 

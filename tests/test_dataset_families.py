@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sentibench.data import DatasetSpec, register_dataset
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.registry import all_tasks, groups
 

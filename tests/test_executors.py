@@ -19,15 +19,15 @@ import numpy as np
 import pytest
 import torch
 
-from sentibench.cache import CachedEncoder
+from sentibench.embed.cache import CachedEncoder
 from sentibench.cli import main
 from sentibench.data import DatasetSpec, register_dataset
-from sentibench.errors import BenchError
-from sentibench.executors import LocalExecutor, fan_out, get_executor
-from sentibench.finetune import FineTuneConfig
-from sentibench.inprocess import InProcessModel
-from sentibench.results import comparable_results
-from sentibench.runner import run
+from sentibench.core.errors import BenchError
+from sentibench.core.executors import LocalExecutor, fan_out, get_executor
+from sentibench.training.finetune import FineTuneConfig
+from sentibench.models.inprocess import InProcessModel
+from sentibench.results.task_result import comparable_results
+from sentibench.run.runner import run
 from sentibench.tasks.base import Evaluation, Task, TaskMetadata
 from sentibench.tasks.fewshot import FewShotTask, Protocol
 from sentibench.tasks.registry import all_tasks
@@ -118,7 +118,7 @@ def test_local_fan_out_yields_each_unit_with_its_outcome_in_order():
 
 
 def test_ray_writes_the_local_results_and_encodes_each_text_once(ray_cluster, reviews, tmp_path):
-    from sentibench.ray_executor import RayExecutor
+    from sentibench.run.ray_executor import RayExecutor
 
     fine_tuned = all_tasks()[f"fewshot-senticse-k1-{DATASET}"]  # too few examples for its protocol: fails
     tasks = [*reviews, fine_tuned]
@@ -142,7 +142,7 @@ def tiny_bert():
 def test_fewshot_seeds_fan_out_on_ray_with_the_local_scores(ray_cluster, reviews, tmp_path):
     """Two fine-tuning tasks at once on a cluster with two (logical) GPUs: each task's job waits for its
     seeds without holding a GPU (else the two waiting jobs would hold both and no seed could start)."""
-    from sentibench.ray_executor import RayExecutor
+    from sentibench.run.ray_executor import RayExecutor
 
     config = FineTuneConfig(learning_rate=3e-3, batch_size=8, weight_decay=0.01, max_epochs=6, patience=2,
                             eval_steps=2, metric="accuracy")
@@ -170,14 +170,14 @@ def gpu_ids(_unit) -> list:
 
 
 def test_units_that_train_ask_for_a_gpu_where_the_cluster_has_one(ray_cluster):
-    from sentibench.ray_executor import RayExecutor
+    from sentibench.run.ray_executor import RayExecutor
 
     assert [len(ids) for _, ids in fan_out(RayExecutor(), gpu_ids, ["train", "train"], trains=True)] == [1, 1]
     assert [ids for _, ids in fan_out(RayExecutor(), gpu_ids, ["encode"])] == [[]]
 
 
 def test_a_killed_worker_reruns_its_unit_and_redoes_no_finished_one(ray_cluster, reviews, tmp_path):
-    from sentibench.ray_executor import RayExecutor
+    from sentibench.run.ray_executor import RayExecutor
 
     log = tmp_path / "evaluated.log"
     sgts, probe, _, align = reviews
@@ -193,7 +193,7 @@ def test_a_killed_worker_reruns_its_unit_and_redoes_no_finished_one(ray_cluster,
 
 
 def test_a_unit_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_path):
-    from sentibench.ray_executor import RayExecutor
+    from sentibench.run.ray_executor import RayExecutor
 
     sgts, probe, _, align = reviews
     tasks = [Marked(sgts, tmp_path / "log"), Marked(probe, tmp_path / "log", kill="always"), align]
@@ -207,8 +207,8 @@ def test_a_unit_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_p
 DRIVER = """
 import sys
 from pathlib import Path
-from sentibench.ray_executor import RayExecutor
-from sentibench.runner import run
+from sentibench.run.ray_executor import RayExecutor
+from sentibench.run.runner import run
 from test_executors import FakeFactory, Sleepy, frozen_tasks, register_reviews
 
 register_reviews()
@@ -219,7 +219,7 @@ run(["random"], [sgts, Sleepy(60.0)], Path(sys.argv[1]), encoder_factory=FakeFac
 
 
 def test_a_run_resumes_after_its_driver_is_killed(ray_cluster, reviews, tmp_path):
-    from sentibench.ray_executor import RayExecutor
+    from sentibench.run.ray_executor import RayExecutor
 
     out, tag = tmp_path / "results", str(tmp_path)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
@@ -246,7 +246,7 @@ def test_a_run_resumes_after_its_driver_is_killed(ray_cluster, reviews, tmp_path
 
 
 def test_missing_ray_and_unreachable_clusters_are_one_line_errors(monkeypatch):
-    from sentibench.ray_executor import MISSING, RayExecutor, check_reachable
+    from sentibench.run.ray_executor import MISSING, RayExecutor, check_reachable
 
     with pytest.raises(BenchError, match="no Ray cluster answers at 127.0.0.1:1 "):
         check_reachable("127.0.0.1:1")

@@ -14,9 +14,9 @@ import torch
 
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.store import _REGISTRY
-from sentibench.encoders import TransformerEncoder
-from sentibench.errors import BenchError
-from sentibench.finetune import EvalSet, FineTuneConfig, fine_tune, score
+from sentibench.embed.encoders import TransformerEncoder
+from sentibench.core.errors import BenchError
+from sentibench.training.finetune import EvalSet, FineTuneConfig, fine_tune, score
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.fewshot import (INFODCL, SENTICSE, FewShotTask, Protocol, sample_per_class, sample_rest,
                                       sample_stratified)
@@ -243,7 +243,7 @@ def _pearson(x: list[float], y: list[float]) -> float:
 
 
 def test_plot_correlates_model_means(tmp_path):
-    from sentibench.plot_sgts_fewshot import plot_sgts_vs_fewshot, summarize, title
+    from sentibench.report.plot_sgts_fewshot import plot_sgts_vs_fewshot, summarize, title
 
     sgts = {"a": (0.1, 0.3), "b": (0.5, 0.4), "c": (0.2, 0.25), "d": (0.6, 0.9)}
     shots = {"a": (0.55, 0.6), "b": (0.7, 0.65), "c": (0.5, 0.6), "d": (0.8, 0.7)}

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from sentibench.cache import CachedEncoder, fingerprint
+from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.models.cards import get_card
 from sentibench.models.loaders import load_encoder, weights_folder
-from sentibench.runner import run
+from sentibench.run.runner import run
 
 HEAVY = ("torch", "transformers", "sentence_transformers", "datasets", "sklearn", "scipy", "pandas", "faiss")
 
@@ -39,7 +39,7 @@ def test_listings_and_the_leaderboard_import_no_heavy_library(tmp_path):
 def test_each_method_declares_the_presets_its_training_module_defines():
     import importlib
 
-    from sentibench.models.methods import methods
+    from sentibench.training.methods import methods
 
     assert set(methods()) >= {"senticse", "sifter-simcse", "sifter-lstm", "infodcl", "polarity-st", "setfit"}
     packaged = [m for m in methods().values() if m.entry_point.startswith("sentibench.models.")]
@@ -51,7 +51,7 @@ def test_each_method_declares_the_presets_its_training_module_defines():
 
 
 def test_a_run_with_nothing_to_do_imports_no_heavy_library(tmp_path):
-    from sentibench.results import result_path
+    from sentibench.results.task_result import result_path
     from sentibench.tasks.registry import all_tasks
 
     card, task = get_card("all-minilm-l6-v2"), all_tasks()["sgts-mr"]
@@ -126,7 +126,7 @@ def test_a_fully_cached_run_never_loads_the_model(fixture_task, tmp_path):
 def test_weights_digest_is_remembered_until_a_weight_file_changes(tmp_path, monkeypatch):
     import os
 
-    from sentibench import encoders
+    from sentibench.embed import encoders
 
     folder = tmp_path / "checkpoint"
     folder.mkdir()
@@ -144,11 +144,11 @@ def test_weights_digest_is_remembered_until_a_weight_file_changes(tmp_path, monk
 
 def test_the_parser_leaves_verify_unimported_and_its_help_states_verify_defaults():
     script = ("import sys\nfrom sentibench.cli import build_parser\nbuild_parser()\n"
-              "print('sentibench.verify' in sys.modules)")
+              "print('sentibench.submission.verify' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr
     from sentibench.cli import build_parser
-    from sentibench.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM
+    from sentibench.submission.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM
 
     subcommands = next(a for a in build_parser()._actions if a.dest == "command").choices
     helps = {action.dest: action.help for action in subcommands["verify"]._actions}

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sentibench.cache import WRITE_BATCH, CachedEncoder
+from sentibench.embed.cache import WRITE_BATCH, CachedEncoder
 from sentibench.cli import main
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.cards import read_card
-from sentibench.results import read_result, result_path, safe_segment
-from sentibench.sources import RegistryPackage
+from sentibench.results.task_result import read_result, result_path, safe_segment
+from sentibench.data.sources import RegistryPackage
 
 VALID_SHA = "0" * 64
 
@@ -130,7 +130,7 @@ def test_a_bad_batch_size_is_refused_before_the_cache_is_touched(batch_size):
 
 
 def test_the_runner_checks_its_arguments_before_any_work(fixture_task, tmp_path):
-    from sentibench.runner import run
+    from sentibench.run.runner import run
 
     for kwargs, message in [({"batch_size": -1}, "batch size"), ({"limit": 0}, "limit"),
                             ({"device": "tpu"}, "unknown device"), ({"device": "cuda:7"}, "not available")]:
@@ -302,7 +302,7 @@ def _replace(folder: Path, name: str, text: str | None) -> None:
      "pickle weights only"),
 ])
 def test_a_broken_model_folder_is_a_one_line_error(tmp_path, damage, message):
-    from sentibench.runner import open_encoder
+    from sentibench.run.runner import open_encoder
 
     folder = _model_folder(tmp_path)
     damage(folder)
@@ -377,7 +377,7 @@ def test_a_malformed_user_card_is_named_and_skipped(tmp_path, monkeypatch, capsy
 
 def test_registry_parts_that_are_not_a_zip_are_a_one_line_error(sentibench_home):
     from sentibench.models.loaders import weights_folder
-    from sentibench.schema import ModelCard
+    from sentibench.models.card_schema import ModelCard
 
     data = _wheel({"pkg/part.001": "not a zip"})
     filename = "notzip-1.0-py3-none-any.whl"

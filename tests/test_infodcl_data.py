@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.infodcl.corpus import ExtractionRules, clean_tweet, extract, final_hashtag, match_key
 from sentibench.models.infodcl.npmi import NpmiMatrix, build_npmi
 from sentibench.models.infodcl.pairs import epoch_pairs

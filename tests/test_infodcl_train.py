@@ -13,8 +13,8 @@ from transformers import BertConfig, BertModel, BertTokenizerFast
 
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.store import _REGISTRY
-from sentibench.encoders import TransformerEncoder
-from sentibench.errors import BenchError
+from sentibench.embed.encoders import TransformerEncoder
+from sentibench.core.errors import BenchError
 from sentibench.models.infodcl.corpus import clean_tweet, final_hashtag, match_key, remove_label
 from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix
 from sentibench.models.infodcl.train import (
@@ -180,7 +180,7 @@ def test_fit_selects_on_held_out_tweets_and_round_trips(tiny_bert, tweet_dataset
 
 def test_paper_preset_without_a_gpu_is_one_line(monkeypatch):
     from sentibench.models import card_for
-    from sentibench.models.methods import TrainRequest, get_method
+    from sentibench.training.methods import TrainRequest, get_method
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     request = TrainRequest(method="infodcl", base="roberta-base", base_card=card_for("roberta-base"),

@@ -1,13 +1,13 @@
-"""`runner.run` with models given as Python objects, named by the user (sentibench.inprocess)."""
+"""`runner.run` with models given as Python objects, named by the user (sentibench.models.inprocess)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sentibench.errors import BenchError
-from sentibench.inprocess import InProcessModel
-from sentibench.results import read_result
-from sentibench.runner import run
+from sentibench.core.errors import BenchError
+from sentibench.models.inprocess import InProcessModel
+from sentibench.results.task_result import read_result
+from sentibench.run.runner import run
 from sentibench.tasks.base import EvalContext
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sentibench.leaderboard_html import write_html
-from sentibench.results import result_path, task_result, write_result
+from sentibench.report.leaderboard_html import write_html
+from sentibench.results.task_result import result_path, task_result, write_result
 from sentibench.tasks.registry import all_tasks
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"

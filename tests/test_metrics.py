@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sentibench import metrics
+from sentibench.evaluation import metrics
 
 
 def _unit(v):

@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 mteb = pytest.importorskip("mteb")
 
 from sentibench.models.cards import PACKAGED_CARDS, get_card, read_card  # noqa: E402
 from sentibench.mteb.export import card_from_provenance, export_results  # noqa: E402
 from sentibench.mteb.meta import model_meta, mteb_model_name  # noqa: E402
-from sentibench.results import iter_results  # noqa: E402
+from sentibench.results.task_result import iter_results  # noqa: E402
 
 COMMITTED_RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -211,8 +211,8 @@ def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
 def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
     """all-MiniLM-L6-v2 on our STS-B test and dev pairs: mteb's STS evaluator and `bench run -t sts-stsb`."""
     from sentibench.mteb import get_model, get_tasks
-    from sentibench.results import read_result
-    from sentibench.runner import run
+    from sentibench.results.task_result import read_result
+    from sentibench.run.runner import run
     from sentibench.tasks.registry import resolve
 
     report = run(["all-minilm-l6-v2"], resolve(["sts-stsb"]), tmp_path)
@@ -227,10 +227,10 @@ def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task
     """mteb's own wrapper around a local sentence-transformers model, given to `runner.run` as an object."""
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.inprocess import InProcessModel
+    from sentibench.models.inprocess import InProcessModel
     from sentibench.models.loaders import card_for, weights_folder
-    from sentibench.results import read_result
-    from sentibench.runner import run
+    from sentibench.results.task_result import read_result
+    from sentibench.run.runner import run
 
     st = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")
     wrapped = mteb.SentenceTransformerEncoderWrapper(st)

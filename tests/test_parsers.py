@@ -5,7 +5,7 @@ import pytest
 from sentibench.data import parsers
 from sentibench.data.spec import DatasetSpec
 from sentibench.data.store import content_hash, make_splits, validate
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from sentibench import metrics
-from sentibench.errors import BenchError
+from sentibench.evaluation import metrics
+from sentibench.core.errors import BenchError
 from sentibench.models.polarity import examples as ex
 from sentibench.models.polarity import sweep
 from sentibench.models.polarity.losses import LOSSES, build_loss
@@ -215,7 +215,7 @@ def test_a_tiny_run_of_each_loss_lowers_it(tiny_bert, loss_name):
 
 def test_train_end_to_end_writes_a_loadable_checkpoint(tiny_bert, fixture_task, tmp_path):
     from sentibench.models.loaders import load_encoder
-    from sentibench.training.run import DONE_FILE, train
+    from sentibench.models.trained import DONE_FILE, train
 
     options = {"samples_per_epoch": "8", "epochs": "2", "batch_size": "4", "eval_limit": "none", "pool_size": "40",
                "threshold": "none", "loss": "triplet", "margin": "0.1", "lr": "1e-3"}
@@ -317,7 +317,7 @@ def test_setfit_missing_extra_is_one_line(monkeypatch):
 def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task, tmp_path):
     pytest.importorskip("setfit")
     from sentibench.models.loaders import load_encoder
-    from sentibench.training.run import DONE_FILE, train
+    from sentibench.models.trained import DONE_FILE, train
 
     options = {"samples_per_label": "4", "num_iterations": "2", "head_epochs": "1", "batch_size": "8",
                "max_length": "16"}
@@ -330,9 +330,9 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
 def test_a_unit_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
     import numpy as np
 
-    from sentibench import runner
+    from sentibench.run import runner
     from sentibench.models import loaders
-    from sentibench.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.uncertainty import UnitValues, units_path
 
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
     result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}

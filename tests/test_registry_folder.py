@@ -4,8 +4,8 @@ import zipfile
 
 import pytest
 
-from sentibench.errors import BenchError
-from sentibench.sources import RegistryPackage
+from sentibench.core.errors import BenchError
+from sentibench.data.sources import RegistryPackage
 
 
 def _package(tmp_path, monkeypatch, members: dict[str, bytes]) -> RegistryPackage:

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from sentibench import metrics
+from sentibench.evaluation import metrics
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.parsers import isarcasm_eval
 from sentibench.tasks.base import EvalContext, TaskMetadata

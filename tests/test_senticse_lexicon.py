@@ -9,7 +9,7 @@ import pytest
 import torch
 from transformers import BertTokenizerFast, RobertaTokenizerFast
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.senticse.lexicon import (
     MULTI, NEGATIVE, NEUTRAL, POSITIVE, parse_sentiwordnet, polarity, vocabulary_tables,
 )

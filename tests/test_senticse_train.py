@@ -14,9 +14,9 @@ from transformers import (
     BertConfig, BertModel, BertTokenizerFast, RobertaConfig, RobertaForMaskedLM, RobertaTokenizerFast,
 )
 
-from sentibench.encoders import TransformerEncoder
-from sentibench.errors import BenchError
-from sentibench.models.methods import TrainRequest, get_method
+from sentibench.embed.encoders import TransformerEncoder
+from sentibench.core.errors import BenchError
+from sentibench.training.methods import TrainRequest, get_method
 from sentibench.models.senticse import train as senticse_train
 from sentibench.models.senticse.lexicon import parse_sentiwordnet
 from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss

@@ -9,7 +9,7 @@ spacy = pytest.importorskip("spacy")
 from spacy.tokens import Doc  # noqa: E402
 from spacy.vocab import Vocab  # noqa: E402
 
-from sentibench.errors import BenchError  # noqa: E402
+from sentibench.core.errors import BenchError  # noqa: E402
 from sentibench.models.sifter.positives import (  # noqa: E402
     backbone, build_positives, first_two_layers, reduce_sentence, triples,
 )

@@ -10,7 +10,7 @@ import pytest
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.store import _REGISTRY
 from sentibench.tasks.base import EvalContext, TaskMetadata
-from sentibench.metrics import correlations
+from sentibench.evaluation.metrics import correlations
 from sentibench.tasks.sts import STS, subset_scores
 
 # Pair i: sentence "a{i}" at angle 0, sentence "b{i}" at ANGLES[i]: cosines cos(ANGLES) are ranked 1,3,4,2.

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from sentibench.cli import main
-from sentibench.submission import MANIFEST, sha256_file
+from sentibench.submission.submit import MANIFEST, sha256_file
 
 TASK = "sgts-fixture-reviews"
 CLEAN_COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -28,8 +28,8 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 def home(tmp_path, monkeypatch, fixture_task):
     """A fresh sentibench home (its own cards), results stamped with a clean commit, a one-task suite."""
     monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr("sentibench.runner.git_commit", lambda: CLEAN_COMMIT)
-    monkeypatch.setattr("sentibench.submission.required_tasks", lambda: [fixture_task])
+    monkeypatch.setattr("sentibench.run.runner.git_commit", lambda: CLEAN_COMMIT)
+    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda: [fixture_task])
     return tmp_path / "home"
 
 
@@ -132,7 +132,7 @@ def test_a_good_submission_is_verified_merged_and_on_the_leaderboard(submission,
 
 
 def test_a_zip_submission_is_verified(submission, tmp_path, capsys):
-    from sentibench.archive import write_zip
+    from sentibench.submission.archive import write_zip
 
     archive = write_zip(submission, tmp_path / "tiny-model.zip")
     code, out, err = run_cli(capsys, "verify", str(archive), "--results", str(tmp_path / "results"),
@@ -253,7 +253,7 @@ def test_submit_names_every_missing_or_unusable_result(home, tmp_path, capsys, f
     fill_in(home / "cards" / "tiny-model.yaml")
     run_cli(capsys, "run", "-m", "tiny-model", "-t", TASK, "--limit", "8", "--output-folder", str(tmp_path / "runs"))
     other = all_tasks()["sgts-mr"]
-    monkeypatch.setattr("sentibench.submission.required_tasks", lambda: [fixture_task, other])
+    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda: [fixture_task, other])
     code, _, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"),
                            "--output", str(tmp_path / "outbox"))
     assert code == 2 and not (tmp_path / "outbox").exists()
@@ -316,13 +316,13 @@ def test_unsafe_archives_are_refused_before_anything_is_written(tmp_path, capsys
 
 def test_run_refuses_to_write_the_committed_results_from_a_dirty_tree(fixture_task, tmp_path, monkeypatch, capsys):
     committed = tmp_path / "repo" / "results"
-    monkeypatch.setattr("sentibench.results.committed_results_dir", lambda: committed)
-    monkeypatch.setattr("sentibench.results.git_commit", lambda: f"{CLEAN_COMMIT}-dirty")
+    monkeypatch.setattr("sentibench.results.task_result.committed_results_dir", lambda: committed)
+    monkeypatch.setattr("sentibench.results.task_result.git_commit", lambda: f"{CLEAN_COMMIT}-dirty")
     code, _, err = run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(committed))
     assert code == 2 and "refusing to write into the committed" in err and not list(committed.rglob("*.json"))
     code, _, err = run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(tmp_path / "elsewhere"))
     assert code == 0, err
-    monkeypatch.setattr("sentibench.results.git_commit", lambda: CLEAN_COMMIT)
+    monkeypatch.setattr("sentibench.results.task_result.git_commit", lambda: CLEAN_COMMIT)
     assert run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(committed))[0] == 0
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import all_tasks
 
@@ -53,7 +53,7 @@ def test_every_registered_task_declares_a_valid_direction_for_its_main_score():
 
 
 def test_results_record_the_version_and_a_new_version_is_recomputed(fixture_task, fake_encoder, tmp_path, monkeypatch):
-    from sentibench import runner
+    from sentibench.run import runner
 
     monkeypatch.setattr(runner, "load_encoder", lambda card, device=None, use_cache=True: _cached(fake_encoder))
     out = tmp_path / "results"
@@ -69,6 +69,6 @@ def test_results_record_the_version_and_a_new_version_is_recomputed(fixture_task
 
 
 def _cached(encoder):
-    from sentibench.cache import CachedEncoder
+    from sentibench.embed.cache import CachedEncoder
 
     return CachedEncoder(encoder, {"model": "fake"}, enabled=False)

@@ -7,7 +7,7 @@ import yaml
 
 from sentibench.cli import main
 from sentibench.models.loaders import load_trainable
-from sentibench.models.methods import Method, register_method
+from sentibench.training.methods import Method, register_method
 
 
 def _copy_base(request):

@@ -13,8 +13,8 @@ import torch
 import yaml
 
 from sentibench.cli import main
-from sentibench.errors import BenchError
-from sentibench.models.methods import Method, register_method
+from sentibench.core.errors import BenchError
+from sentibench.training.methods import Method, register_method
 from sentibench.training.checkpoint import load_state, register_encoder_kind, save_module_checkpoint
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.options import apply_options, parse_option_pairs
@@ -163,7 +163,7 @@ def test_a_module_checkpoint_trains_loads_and_runs_like_any_model(fixture_task, 
     assert json.loads(result.read_text())["scores"]["test"][0]["main_score"] is not None
     # the same folder, run as a local path, gets a path-hashed name and the same vectors
     from sentibench.models import card_for
-    from sentibench.runner import open_encoder
+    from sentibench.run.runner import open_encoder
 
     local = card_for(str(folder))
     assert local.name.startswith(f"{folder.name}-") and local.name != folder.name and local.loader == "trained"

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sentibench import metrics, uncertainty
-from sentibench.uncertainty import (
+from sentibench.evaluation import metrics
+from sentibench.evaluation import uncertainty
+from sentibench.evaluation.uncertainty import (
     UnitValues,
     bootstrap_means,
     interval,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sentibench.data import corpus, parsers
 from sentibench.data.spec import UNSPLIT, DatasetSpec, HubSource, RowsBySplit
-from sentibench.sources import RegistryPackage
+from sentibench.data.sources import RegistryPackage
 
 VADER = RegistryPackage(
     "vaderSentiment", "3.3.2", "vaderSentiment-3.3.2.tar.gz",

@@ -7,7 +7,7 @@ import pickle
 import re
 from pathlib import Path
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 Row = dict[str, object]
 

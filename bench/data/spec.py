@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 Row = dict[str, object]
 RowsBySplit = dict[str, list[Row]]

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from sentibench.data.catalog import DATASETS
 from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
-from sentibench.errors import BenchError, unknown_name
-from sentibench.io import atomic_write_json
-from sentibench.paths import cache_dir
-from sentibench.sources import require_hub, sha256_file
+from sentibench.core.errors import BenchError, unknown_name
+from sentibench.core.io import atomic_write_json
+from sentibench.core.paths import cache_dir
+from sentibench.data.sources import require_hub, sha256_file
 
 if TYPE_CHECKING:
     import datasets

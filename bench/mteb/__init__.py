@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -7,7 +7,7 @@
   The bag-of-words baseline fits on a sentibench task's train split first, so it runs on our tasks only.
 - `MtebModelEncoder`: any mteb encoder (`mteb.get_model(...)`, a wrapper with `mteb_model_meta`) as a
   sentibench encoder, `encode(texts) -> float32 [n, d]`; used by our protocol tasks inside mteb and by
-  `bench`'s runner for in-process models (`sentibench.inprocess`).
+  `bench`'s runner for in-process models (`sentibench.models.inprocess`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from sentibench.encoders import Encoder
-from sentibench.errors import BenchError
+from sentibench.embed.encoders import Encoder
+from sentibench.core.errors import BenchError
 from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta
 
@@ -39,7 +39,7 @@ def _encoder_class() -> type:
             """`model_name`: a card, local folder or hub id; or any name for an in-process `encoder`."""
             from sentibench.models.cards import ModelCard
             from sentibench.models.loaders import card_for, load_encoder
-            from sentibench.training.run import ready
+            from sentibench.models.trained import ready
 
             if encoder is not None:
                 card = ModelCard(name=model_name, loader="in-process", description="in-process encoder",
@@ -65,7 +65,7 @@ def _encoder_class() -> type:
             if fit is None or self._fitted_on == task_name:
                 return
             from sentibench.data import get_dataset
-            from sentibench.runner import split_texts
+            from sentibench.run.runner import split_texts
             from sentibench.tasks.registry import all_tasks
 
             task = all_tasks().get(task_name)

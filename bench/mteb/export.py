@@ -21,13 +21,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sentibench.errors import BenchError
-from sentibench.io import atomic_write_json, atomic_write_text
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_json, atomic_write_text
 from sentibench.models.cards import ModelCard, all_cards
 from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
 from sentibench.mteb.twins import TWINS
-from sentibench.results import StoredResult, iter_results
+from sentibench.results.task_result import StoredResult, iter_results
 
 
 @dataclass

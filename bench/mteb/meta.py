@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.cards import ModelCard, all_cards
 from sentibench.mteb import require_mteb
 

@@ -1,7 +1,7 @@
 """sentibench tasks as mteb task classes, with data from our packaged datasets (never the Hub).
 
 - SgTS (`sgts-*`) and STS (`sts-*`) become `AbsTaskSTS` subclasses: mteb's own STS evaluator scores them.
-  SgTS's rows are every pair of our balanced sentence set (`sentibench.sgts.all_pairs`, the same seed and
+  SgTS's rows are every pair of our balanced sentence set (`sentibench.evaluation.sgts.all_pairs`, the same seed and
   per-class cap as `bench run`; hundreds of thousands of rows, which mteb's evaluator encodes row by row),
   gold 1 for same polarity and 0 otherwise (min 0, max 1); STS's rows are our pairs split.
   Both report `cosine_spearman` as main score, so mteb's number is comparable with ours pair for pair.
@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.mteb import require_mteb
 from sentibench.tasks.base import EvalContext, Task
 
@@ -55,7 +55,7 @@ def _pairs_dataset(task: Task, split: str, seed: int):
     from datasets import Dataset
 
     from sentibench.data import get_dataset
-    from sentibench.sgts import all_pairs
+    from sentibench.evaluation.sgts import all_pairs
 
     rows = get_dataset(task.metadata.dataset).split(split)
     if task.metadata.type == "STS":

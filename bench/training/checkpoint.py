@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 MODULE_CONFIG = "sentibench_encoder.json"
 MODULE_WEIGHTS = "model.safetensors"
@@ -78,7 +78,7 @@ def load_state(folder: Path, device: str | None = None) -> dict[str, Any]:
 
 def load_module_checkpoint(folder: Path, device: str | None = None):
     """The encoder a module checkpoint describes, through its registered kind."""
-    from sentibench.models.methods import methods
+    from sentibench.training.methods import methods
 
     kind, config = read_module_checkpoint(folder)
     if kind not in _KINDS:
@@ -87,7 +87,7 @@ def load_module_checkpoint(folder: Path, device: str | None = None):
         raise BenchError(f"checkpoint {folder}: unknown encoder kind '{kind}'; known: {', '.join(sorted(_KINDS))}")
     loader = _KINDS[kind]
     if isinstance(loader, str):
-        from sentibench.models.methods import load_entry_point
+        from sentibench.training.methods import load_entry_point
 
         loader = load_entry_point(loader)
     return loader(Path(folder), config, device)

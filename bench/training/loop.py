@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 LossFn = Callable[[Any], tuple[torch.Tensor, dict[str, float]]]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 
 @dataclass

@@ -14,7 +14,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 Preset = TypeVar("Preset")
 _TRUE = {"true", "1", "yes", "on"}

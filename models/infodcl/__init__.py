@@ -2,7 +2,7 @@
 hashtags), LCL-LiT + NPMI-weighted CCL + surrogate label prediction + MLM, with epoch-wise re-pairing.
 Registers the method."""
 
-from sentibench.models.methods import Method, register_method
+from sentibench.training.methods import Method, register_method
 
 METHOD = register_method(Method(
     name="infodcl",

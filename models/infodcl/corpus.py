@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 URL_PATTERN = re.compile(r"https?://\S+|www\.\S+", re.IGNORECASE)
 MENTION_PATTERN = re.compile(r"@\w+")

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import torch
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 NPMI_FILE = "infodcl_npmi.json"
 

@@ -2,7 +2,7 @@
 generation per polarity, the library's Triplet / Contrastive / OnlineContrastive / MultipleNegativesRanking
 losses with their margins, and the SetFit baseline. Registers the methods `polarity-st` and `setfit`."""
 
-from sentibench.models.methods import Method, register_method
+from sentibench.training.methods import Method, register_method
 
 REFERENCE = ("Polarity-aware semantic retrieval with fine-tuned sentence embeddings (anonymous, under review; "
              "a later version: 'Margins in Contrastive Learning'). §3.3-3.4, Appendix A, Tables 2, 5, 6, 8.")

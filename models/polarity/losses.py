@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.polarity.examples import InputType
 
 TripletDistance = Literal["euclidean", "cosine"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from sentibench.io import atomic_write_text
+from sentibench.core.io import atomic_write_text
 from sentibench.models.polarity.sweep import UNIT_FILE
 
 BEGIN, END = "<!-- polarity-sweep:begin -->", "<!-- polarity-sweep:end -->"

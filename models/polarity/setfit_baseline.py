@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from sentibench.data import get_dataset
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.polarity.train import sentence_transformer
 from sentibench.training.options import apply_options
 

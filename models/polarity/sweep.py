@@ -17,10 +17,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from sentibench.errors import BenchError
-from sentibench.io import atomic_write_json
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_json
 from sentibench.models.polarity.losses import LOSSES, loss_spec
-from sentibench.training.run import DONE_FILE, make_recipe, recipe_hash
+from sentibench.models.trained import DONE_FILE, make_recipe, recipe_hash
 
 UNIT_FILE = "unit.json"
 BASELINES = ("reference", "setfit")
@@ -115,8 +115,8 @@ def _trained_card(unit: Unit, device: str | None):
     import dataclasses
 
     from sentibench.models.loaders import card_for
-    from sentibench.paths import cache_dir
-    from sentibench.training.run import train
+    from sentibench.core.paths import cache_dir
+    from sentibench.models.trained import train
 
     base = card_for(unit.base)
     if unit.method is None:
@@ -140,11 +140,11 @@ def _retrieval(unit: Unit, card, folder: Path, device: str | None) -> dict:
     import dataclasses
 
     from sentibench.models.loaders import load_encoder
-    from sentibench.results import write_result
-    from sentibench.runner import EncoderPool, evaluate_one
+    from sentibench.results.task_result import write_result
+    from sentibench.run.runner import EncoderPool, evaluate_one
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.registry import resolve
-    from sentibench.uncertainty import units_path
+    from sentibench.evaluation.uncertainty import units_path
 
     (task,) = resolve([f"retrieval-{unit.data}"])
     task = dataclasses.replace(task, weights=unit.options.get("weights", task.weights))

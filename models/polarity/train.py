@@ -32,8 +32,8 @@ from typing import Literal
 import numpy as np
 
 from sentibench.data import get_dataset
-from sentibench.errors import BenchError
-from sentibench.metrics import RANK_WEIGHTS
+from sentibench.core.errors import BenchError
+from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.models.cards import ModelCard
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
 from sentibench.models.polarity.losses import TripletDistance, build_loss, loss_spec
@@ -84,7 +84,7 @@ def sentence_transformer(card: ModelCard, max_length: int | None = None, device:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
 
-    from sentibench.encoders import pick_device
+    from sentibench.embed.encoders import pick_device
     from sentibench.models.loaders import weights_folder
 
     folder = weights_folder(card)
@@ -130,8 +130,8 @@ def retrieval_evaluator(data: str, base: str, base_encoder, limit: int | None, w
 
     from sentence_transformers.base.evaluation.evaluator import BaseEvaluator
 
-    from sentibench.inprocess import ObjectEncoder
-    from sentibench.runner import EncoderPool
+    from sentibench.models.inprocess import ObjectEncoder
+    from sentibench.run.runner import EncoderPool
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.registry import resolve
 
@@ -162,7 +162,7 @@ def train(request) -> dict:
                                                             SentenceTransformerTrainingArguments)
 
     from sentibench.models.loaders import load_encoder
-    from sentibench.training.run import ready
+    from sentibench.models.trained import ready
 
     config = apply_options(PRESETS[request.preset], request.options, owner="polarity-st")
     spec = loss_spec(config.loss)

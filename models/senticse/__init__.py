@@ -1,7 +1,7 @@
 """SentiCSE (Kim et al., 2024): sentiment-aware word-level (polarity-aware MLM over
 SentiWordNet) and sentence-level (quadruple supervised contrastive) objectives. Registers the method."""
 
-from sentibench.models.methods import Method, register_method
+from sentibench.training.methods import Method, register_method
 
 METHOD = register_method(Method(
     name="senticse",

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import torch
 
-from sentibench.errors import BenchError
-from sentibench.sources import RegistryPackage
+from sentibench.core.errors import BenchError
+from sentibench.data.sources import RegistryPackage
 
 NEUTRAL, POSITIVE, NEGATIVE, MULTI = 0, 1, 2, 3  # codes of the polarity lookup tensor
 SENTIWORDNET = RegistryPackage(

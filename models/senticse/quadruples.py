@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 
 def quadruples(labels: Sequence[int], positive: int, seed: int, epoch: int) -> np.ndarray:

@@ -12,7 +12,7 @@ The loop (optimiser, schedule, validation, best-state restore, progress, report)
 (not fused) AdamW kernel, and a validation of the untouched base at step 0 (the base can win).
 
 Checkpoint selection (§4.3: every 500 steps on SgTS of the training dataset's validation split): SgTS
-pairs are built from the VALIDATION split only (`sentibench.sgts.build_pairs`), never the test pairs
+pairs are built from the VALIDATION split only (`sentibench.evaluation.sgts.build_pairs`), never the test pairs
 any evaluation uses; the best step's weights are written with `TransformerEncoder.save`.
 
 Presets: `paper` is Table 11 (for a GPU). `cpu` is our choice for a 2-core machine, measured (see
@@ -36,14 +36,14 @@ import numpy as np
 import torch
 
 from sentibench.data import get_dataset
-from sentibench.encoders import TransformerEncoder
-from sentibench.errors import BenchError
-from sentibench.models.methods import offline_alternative
+from sentibench.embed.encoders import TransformerEncoder
+from sentibench.core.errors import BenchError
+from sentibench.training.methods import offline_alternative
 from sentibench.models.senticse.lexicon import SENTIWORDNET_SOURCE, VocabularyTables, sentiwordnet, vocabulary_tables
 from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
 from sentibench.training.mlm_head import MaskedLMHead, build_head
 from sentibench.models.senticse.quadruples import quadruples
-from sentibench.sgts import sgts_on_split
+from sentibench.evaluation.sgts import sgts_on_split
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.options import apply_options
 

@@ -7,7 +7,7 @@ each with its control under the same code path:
   `--option gate=standard` is the plain LSTM with the same hyperparameters.
 """
 
-from sentibench.models.methods import Method, register_method
+from sentibench.training.methods import Method, register_method
 from sentibench.training.checkpoint import register_encoder_kind
 
 REFERENCE = ("Yu, C., Zhu, W., Liu, C., Zhang, X. & Zhai, Q. SIFTER: A Task-specific Alignment Strategy for "

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from sentibench.data import get_dataset
-from sentibench.io import atomic_write_json
+from sentibench.core.io import atomic_write_json
 from sentibench.models import get_card
 from sentibench.models.sifter.lstm_train import accuracy, build, fit, resolve_config
-from sentibench.results import git_commit, versions
+from sentibench.results.task_result import git_commit, versions
 from sentibench.training.options import parse_option_pairs
 
 GATES = ("sifter", "standard")

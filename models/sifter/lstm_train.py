@@ -23,8 +23,8 @@ import numpy as np
 import torch
 
 from sentibench.data import get_dataset
-from sentibench.errors import BenchError
-from sentibench.models.methods import offline_alternative
+from sentibench.core.errors import BenchError
+from sentibench.training.methods import offline_alternative
 from sentibench.models.sifter.lstm import OPINION_SOURCE, LSTMEncoder, SifterLSTM, opinion_lexicon
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.options import apply_options

@@ -37,10 +37,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from sentibench.errors import BenchError
-from sentibench.io import atomic_write_json
-from sentibench.paths import cache_dir
-from sentibench.sources import RegistryPackage
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_json
+from sentibench.core.paths import cache_dir
+from sentibench.data.sources import RegistryPackage
 
 EXTRACTION_VERSION = 1  # bump whenever what follows changes the positives
 SPACY_PIPELINE = RegistryPackage(

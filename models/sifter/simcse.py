@@ -29,11 +29,11 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from sentibench import metrics
+from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
-from sentibench.encoders import TransformerEncoder
-from sentibench.errors import BenchError
-from sentibench.models.methods import offline_alternative
+from sentibench.embed.encoders import TransformerEncoder
+from sentibench.core.errors import BenchError
+from sentibench.training.methods import offline_alternative
 from sentibench.models.sifter.losses import sifter_loss
 from sentibench.models.sifter.positives import DEFAULT_DELETE, build_positives
 from sentibench.training.contrastive import info_nce

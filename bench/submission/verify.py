@@ -1,6 +1,6 @@
 """`bench verify SUBMISSION`: what a maintainer (or CI) runs on a submitted folder or zip.
 
-1. Open it safely (`sentibench.archive`) and check the manifest: every file listed, none extra, each
+1. Open it safely (`sentibench.submission.archive`) and check the manifest: every file listed, none extra, each
    sha256 equal, no links.
 2. The card, under the loading rules plus a submission's own: no `package` the harness does not ship,
    a checkpoint inside the submission or a sentibench cache (`safety.confined`), weights that are
@@ -32,17 +32,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sentibench import __version__
-from sentibench.archive import safe_extract
-from sentibench.errors import BenchError, Rejected
-from sentibench.io import atomic_folder, atomic_write_json
-from sentibench.leaderboard import write_leaderboard
+from sentibench.submission.archive import safe_extract
+from sentibench.core.errors import BenchError, Rejected
+from sentibench.core.io import atomic_folder, atomic_write_json
+from sentibench.report.leaderboard import write_leaderboard
 from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
-from sentibench.schema import ModelCard, validate_card
+from sentibench.models.card_schema import ModelCard, validate_card
 from sentibench.models.safety import confined, weights_folder_problems
-from sentibench.paths import cache_dir
-from sentibench.reproduce import Reproduction, reproduce
-from sentibench.results import VERIFICATION_FILE, StoredResult, git_commit, iter_results
-from sentibench.submission import (CARD_FILE, MANIFEST, manifest_problems, read_manifest, result_problems,
+from sentibench.core.paths import cache_dir
+from sentibench.submission.reproduce import Reproduction, reproduce
+from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, git_commit, iter_results
+from sentibench.submission.submit import (CARD_FILE, MANIFEST, manifest_problems, read_manifest, result_problems,
                                    results_folder, sha256_file)
 
 DEFAULT_FRACTION = 0.2

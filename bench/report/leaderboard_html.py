@@ -1,7 +1,7 @@
 """`bench leaderboard --html SITE/`: the leaderboard as one self-contained static page, `SITE/index.html`.
 
 No server and no network at view time: styles, script and figures (PNG as data URIs) are inside the file.
-The page holds the same `Board` as `leaderboard.md` (`sentibench.leaderboard.build`): a sortable table per
+The page holds the same `Board` as `leaderboard.md` (`sentibench.report.leaderboard.build`): a sortable table per
 task group (click a header; numbers sort by value), each score with its 95% interval, the best of a column
 in bold and `~` for not significantly worse, `*` for in-domain, coverage and mean rank, filters by task
 group and by model kind (pretrained / trained here / baseline), and each score linked to its result JSON
@@ -15,8 +15,8 @@ import html
 import os
 from pathlib import Path
 
-from sentibench.io import atomic_write_text
-from sentibench.leaderboard import KINDS, Cell, Group, build
+from sentibench.core.io import atomic_write_text
+from sentibench.report.leaderboard import KINDS, Cell, Group, build
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }

@@ -19,13 +19,13 @@ from typing import Any
 
 import yaml
 
-from sentibench.errors import BenchError, UnavailableError
-from sentibench.io import atomic_folder, atomic_write_json, atomic_write_text
+from sentibench.core.errors import BenchError, UnavailableError
+from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_text
 from sentibench.models.cards import ModelCard, read_card, user_cards_dir
 from sentibench.models.loaders import card_for, weights_folder
-from sentibench.models.methods import TrainRequest, check_preset, get_method, offline_alternative
-from sentibench.paths import cache_dir
-from sentibench.schema import check_name
+from sentibench.training.methods import TrainRequest, check_preset, get_method, offline_alternative
+from sentibench.core.paths import cache_dir
+from sentibench.models.card_schema import check_name
 from sentibench.training.checkpoint import checkpoint_kind
 
 DONE_FILE = "training_report.json"

@@ -2,7 +2,7 @@
 
 `build` reads the results into a `Board` (scores, 95% intervals, in-domain marks, significance against
 each column's best, a rank column); `render` writes it as Markdown (`leaderboard.md`, committed) and
-`sentibench.leaderboard_html` as a static web page. Significance: the best score of a column is bold; a
+`sentibench.report.leaderboard_html` as a static web page. Significance: the best score of a column is bold; a
 score not significantly worse than it (the paired test of `bench compare`, two-sided p >= 0.05, on the
 same units; unmarked when the two results cannot be paired) carries a `~`. Rank: each model's rank in
 each column it has (1 = best, ties share the better rank), averaged over those columns; coverage says how
@@ -18,9 +18,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from sentibench.compare import compare_task
-from sentibench.io import atomic_write_json, atomic_write_text
-from sentibench.results import VERIFICATION_FILE, StoredResult, iter_results
+from sentibench.report.compare import compare_task
+from sentibench.core.io import atomic_write_json, atomic_write_text
+from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, iter_results
 
 ALPHA = 0.05
 BASELINE_LOADERS = ("random", "bow")  # models/baselines.py: no pretrained weights
@@ -111,7 +111,7 @@ class _PValues:
     FILE = "leaderboard-p-values.json"
 
     def __init__(self) -> None:
-        from sentibench.paths import cache_dir
+        from sentibench.core.paths import cache_dir
 
         self.path = cache_dir() / self.FILE
         try:
@@ -130,7 +130,7 @@ class _PValues:
     def _key(self, a: StoredResult, b: StoredResult) -> str:
         import hashlib
 
-        from sentibench.uncertainty import units_path
+        from sentibench.evaluation.uncertainty import units_path
 
         digest = hashlib.sha256()
         for path in (a.path, units_path(a.path), b.path, units_path(b.path)):

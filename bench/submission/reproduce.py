@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.data import get_dataset
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 from sentibench.models.cards import ModelCard
 from sentibench.models.loaders import card_for
-from sentibench.results import StoredResult, read_result
+from sentibench.results.task_result import StoredResult, read_result
 from sentibench.tasks.registry import all_tasks
 
 
@@ -92,7 +92,7 @@ def check_against_catalog(stored: StoredResult) -> list[str]:
 def reproduce(stored: StoredResult, card: ModelCard | None = None, device: str | None = None,
               batch_size: int = 32, use_cache: bool = False) -> Reproduction:
     """Re-run the task of `stored` with the model (in its dtype), data, seed and limit it records; compare."""
-    from sentibench.runner import run
+    from sentibench.run.runner import run
 
     provenance = stored.provenance
     model = provenance.get("model", {})

@@ -9,7 +9,7 @@ frozen-embedding tasks share one loaded encoder and one encode pass) and the fun
 
 - `LocalExecutor` (the default) runs the jobs one after another in this process, exactly as a plain loop
   would; an exception raised by a unit propagates.
-- `RayExecutor` (`sentibench.ray_executor`, the `ray` extra) runs each job as a Ray task; a unit whose
+- `RayExecutor` (`sentibench.run.ray_executor`, the `ray` extra) runs each job as a Ray task; a unit whose
   worker is lost is rerun, and a unit that still cannot finish gets a `UnitFailed` outcome while the
   other units go on.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 EXECUTORS = ("local", "ray")
 
@@ -77,7 +77,7 @@ def get_executor(name: str = "local", address: str | None = None) -> Executor:
             raise BenchError("--address is for --executor ray; the local executor runs in this process")
         return LocalExecutor()
     if name == "ray":
-        from sentibench.ray_executor import RayExecutor
+        from sentibench.run.ray_executor import RayExecutor
 
         return RayExecutor(address=address)
     raise BenchError(f"unknown executor '{name}'; choose one of {', '.join(EXECUTORS)}")

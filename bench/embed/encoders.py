@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -370,8 +370,8 @@ def weights_digest(folder: Path) -> str:
     """sha256 over a checkpoint's weight files (each file's name, then its bytes): the identity of the
     vectors it makes. Remembered in `$SENTIBENCH_HOME/weights-digests.json` under the folder's path with
     each file's size and modification time, so an unchanged checkpoint is read once, not on every run."""
-    from sentibench.io import atomic_write_json
-    from sentibench.paths import home
+    from sentibench.core.io import atomic_write_json
+    from sentibench.core.paths import home
 
     files = sorted(p for p in Path(folder).rglob("*") if p.suffix in WEIGHT_SUFFIXES)
     stamp = [[str(f.relative_to(folder)), f.stat().st_size, f.stat().st_mtime_ns] for f in files]

@@ -16,8 +16,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
-from sentibench.encoders import DTYPES
-from sentibench.errors import BenchError
+from sentibench.embed.encoders import DTYPES
+from sentibench.core.errors import BenchError
 
 CARD_LOADERS = ("sentence-transformers", "transformers", "onnx-bert", "bow", "random", "trained")
 """Loaders a card file may name (`in-process` is only made by code, for objects passed to `runner.run`)."""
@@ -97,7 +97,7 @@ class ModelCard:
     @field_validator("registry")
     @classmethod
     def _registry_entries(cls, entries: list[dict[str, str]]) -> list[dict[str, str]]:
-        from sentibench.sources import RegistryPackage, check_member_path
+        from sentibench.data.sources import RegistryPackage, check_member_path
 
         for entry in entries:
             if sorted(entry) != sorted(REGISTRY_KEYS):

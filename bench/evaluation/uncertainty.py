@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sentibench.io import atomic_write_bytes
+from sentibench.core.io import atomic_write_bytes
 
 LEVEL = 0.95
 RESAMPLES = 1000

@@ -27,9 +27,9 @@ from html.parser import HTMLParser
 from dataclasses import dataclass
 from pathlib import Path
 
-from sentibench.errors import BenchError, UnavailableError
-from sentibench.io import atomic_folder, atomic_write_bytes
-from sentibench.paths import cache_dir
+from sentibench.core.errors import BenchError, UnavailableError
+from sentibench.core.io import atomic_folder, atomic_write_bytes
+from sentibench.core.paths import cache_dir
 
 HUB_HOST = "huggingface.co"
 DEFAULT_INDEX = "https://pypi.org/simple"

@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sentibench.errors import BenchError
-from sentibench.executors import Job, UnitFailed
+from sentibench.core.errors import BenchError
+from sentibench.core.executors import Job, UnitFailed
 
 MISSING = 'the Ray executor needs Ray: pip install -e ".[ray]"'
 CONNECT_TIMEOUT_S = 5.0

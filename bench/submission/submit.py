@@ -9,7 +9,7 @@ A submission is one folder (or its zip) ready to send as a pull request:
       manifest.json                   sha256 of every other file, the code version and the environment
 
 The checks here are the static half of `bench verify` (the other half re-runs a sample): the required
-suite (`sentibench.suite`) is covered; every result was made by this model's card and revision, by the
+suite (`sentibench.run.suite`) is covered; every result was made by this model's card and revision, by the
 harness's current task version on the current data (dataset content hash), without `--limit`, from a
 committed tree, records the same weights sha256, and its `main_score` is the metric the task names.
 """
@@ -26,14 +26,14 @@ from typing import Any
 import yaml
 
 from sentibench import __version__
-from sentibench.archive import write_zip
-from sentibench.errors import BenchError, Rejected
-from sentibench.io import atomic_folder, atomic_write_json
+from sentibench.submission.archive import write_zip
+from sentibench.core.errors import BenchError, Rejected
+from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.safety import check_weights_folder
-from sentibench.reproduce import check_against_catalog
-from sentibench.results import StoredResult, git_commit, iter_results, result_path, versions
-from sentibench.suite import required_tasks
+from sentibench.submission.reproduce import check_against_catalog
+from sentibench.results.task_result import StoredResult, git_commit, iter_results, result_path, versions
+from sentibench.run.suite import required_tasks
 
 FORMAT = 1
 MANIFEST = "manifest.json"

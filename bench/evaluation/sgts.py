@@ -18,9 +18,9 @@ from typing import Literal
 
 import numpy as np
 
-from sentibench import metrics
-from sentibench.encoders import Encoder
-from sentibench.errors import BenchError
+from sentibench.evaluation import metrics
+from sentibench.embed.encoders import Encoder
+from sentibench.core.errors import BenchError
 
 N_PAIRS = 4000
 Design = Literal["all-pairs", "sampled", "paper"]

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 
 from sentibench.data import get_dataset  # noqa: E402
-from sentibench.errors import BenchError  # noqa: E402
+from sentibench.core.errors import BenchError  # noqa: E402
 from sentibench.tasks.probe import split_arrays  # noqa: E402
 
 DEFAULT_POINTS = 2000
@@ -33,7 +33,7 @@ def pca_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def plot_pca(models: list[str], datasets: list[str], out_dir: Path, limit: int | None) -> list[Path]:
     """Write `pca-<dataset>.png` under `out_dir` for each dataset (a panel per model); return the paths."""
-    from sentibench.runner import open_encoder
+    from sentibench.run.runner import open_encoder
 
     if not models or not datasets:
         raise BenchError("bench plot pca needs at least one model and one dataset")

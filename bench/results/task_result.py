@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from sentibench import __version__
-from sentibench.errors import BenchError
-from sentibench.io import atomic_write_json
-from sentibench.schema import validate_result
-from sentibench.uncertainty import t_interval
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_json
+from sentibench.models.card_schema import validate_result
+from sentibench.evaluation.uncertainty import t_interval
 
 PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "numpy", "scipy", "scikit-learn",
             "faiss-cpu")

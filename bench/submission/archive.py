@@ -12,7 +12,7 @@ import stat
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 MAX_MEMBERS = 10_000
 MAX_BYTES = 2 << 30       # 2 GiB: a 110M-parameter float32 model is 0.45 GB

@@ -18,8 +18,8 @@ import matplotlib
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from sentibench.errors import BenchError
-from sentibench.results import iter_results
+from sentibench.core.errors import BenchError
+from sentibench.results.task_result import iter_results
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive backend)

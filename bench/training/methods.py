@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sentibench.errors import BenchError, unknown_name
+from sentibench.core.errors import BenchError, unknown_name
 from sentibench.models.cards import ModelCard
 
 

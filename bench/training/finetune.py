@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from sentibench.encoders import TransformerEncoder, length_sorted_batches
-from sentibench.errors import BenchError
-from sentibench.finetune_config import FineTuneConfig, score
+from sentibench.embed.encoders import TransformerEncoder, length_sorted_batches
+from sentibench.core.errors import BenchError
+from sentibench.training.finetune_config import FineTuneConfig, score
 from sentibench.training.loop import LoopConfig, TrainingRun, train_loop
 
 class PooledClassifier(torch.nn.Module):

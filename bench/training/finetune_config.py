@@ -1,12 +1,12 @@
 """Hyper-parameters and metrics of few-shot fine-tuning, without torch: task registration imports them
-(`sentibench.tasks.fewshot` declares its protocols with them); the training itself is `sentibench.finetune`."""
+(`sentibench.tasks.fewshot` declares its protocols with them); the training itself is `sentibench.training.finetune`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sentibench.errors import BenchError
+from sentibench.core.errors import BenchError
 
 METRICS = ("accuracy", "f1")  # f1: macro-F1 (MTEB's name, as the probe task)
 

@@ -1,0 +1,1 @@
+"""Texts to vectors: encoders, the embedding cache."""

@@ -1,0 +1,1 @@
+"""Evaluators that tasks compose: metrics, SgTS pairs, uncertainty."""

@@ -1,0 +1,1 @@
+"""What is made from results: the leaderboard, comparisons, plots."""

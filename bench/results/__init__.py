@@ -1,0 +1,1 @@
+"""Result files: what is written and what is read."""

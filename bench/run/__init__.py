@@ -1,0 +1,1 @@
+"""Running models on tasks: the runner, executors, suites."""

@@ -1,0 +1,1 @@
+"""Submitting, verifying and reproducing results."""
