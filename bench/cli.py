@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sentibench.embed.encoders import DTYPES
 from sentibench.core.errors import BenchError
+from sentibench.embed.encoders import DTYPES
 
 EXIT_USAGE = 2
 
@@ -130,8 +130,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_data_prepare(args: argparse.Namespace) -> int:
     """Prepare the named datasets; `all` prepares every one with an offline source and lists the hub-only
     ones it could not reach (a dataset named explicitly that cannot be prepared is an error)."""
-    from sentibench.data import dataset_names, get_dataset
     from sentibench.core.errors import UnavailableError
+    from sentibench.data import dataset_names, get_dataset
 
     everything = "all" in args.names
     names = dataset_names() if everything else list(dict.fromkeys(args.names))
@@ -171,8 +171,8 @@ def cmd_data_npmi(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from sentibench.training.options import parse_option_pairs
     from sentibench.models.trained import train
+    from sentibench.training.options import parse_option_pairs
 
     card = train(args.method, args.base, args.data, args.preset, seed=args.seed,
                  options=parse_option_pairs(args.option), out_dir=Path(args.output) if args.output else None,
@@ -202,7 +202,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if args.kind == "pca":
         from sentibench.report.plot_pca import plot_pca
-
         from sentibench.run.runner import DEFAULT_MODEL
 
         models = _split_names(args.model, "model") if args.model is not None else [DEFAULT_MODEL]

@@ -16,8 +16,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
-from sentibench.embed.encoders import DTYPES
 from sentibench.core.errors import BenchError
+from sentibench.embed.encoders import DTYPES
 
 CARD_LOADERS = ("sentence-transformers", "transformers", "onnx-bert", "bow", "random", "trained")
 """Loaders a card file may name (`in-process` is only made by code, for objects passed to `runner.run`)."""

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from sentibench.core.errors import BenchError
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import Encoder, TransformerEncoder
-from sentibench.core.errors import BenchError
 from sentibench.models.cards import ModelCard, all_cards
 
 UNVERSIONED = "in-process"

@@ -14,20 +14,28 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import (WEIGHT_SUFFIXES, Encoder, LazyTransformerEncoder, SentenceTransformerEncoder,
-                                 TransformerEncoder, TransformerSettings, sentence_transformers_plan,
-                                 transformer_settings, weights_digest)
 from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_folder
-from sentibench.models.baselines import BowEncoder, RandomEncoder
-from sentibench.models.cards import ModelCard, get_card
-from sentibench.training.methods import offline_alternative
-from sentibench.models.safety import check_weights_folder
 from sentibench.core.paths import cache_dir
-from sentibench.models.card_schema import make_card
 from sentibench.data.sources import RegistryPackage, require_hub
+from sentibench.embed.cache import CachedEncoder
+from sentibench.embed.encoders import (
+    WEIGHT_SUFFIXES,
+    Encoder,
+    LazyTransformerEncoder,
+    SentenceTransformerEncoder,
+    TransformerEncoder,
+    TransformerSettings,
+    sentence_transformers_plan,
+    transformer_settings,
+    weights_digest,
+)
+from sentibench.models.baselines import BowEncoder, RandomEncoder
+from sentibench.models.card_schema import make_card
+from sentibench.models.cards import ModelCard, get_card
+from sentibench.models.safety import check_weights_folder
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
+from sentibench.training.methods import offline_alternative
 
 
 def looks_like_path(name: str) -> bool:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import yaml
 
-from sentibench.embed.encoders import SentenceTransformerEncoder, TransformerEncoder
 from sentibench.core.errors import BenchError
+from sentibench.embed.encoders import SentenceTransformerEncoder, TransformerEncoder
+from sentibench.models.card_schema import ModelCard, make_card
 from sentibench.models.cards import TO_FILL, all_cards
 from sentibench.models.loaders import build_encoder, local_folder_card, looks_like_path, weights_folder
-from sentibench.models.card_schema import ModelCard, make_card
 
 CARD_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 

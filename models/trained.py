@@ -21,12 +21,12 @@ import yaml
 
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_text
-from sentibench.models.cards import ModelCard, read_card, user_cards_dir
-from sentibench.models.loaders import card_for, weights_folder
-from sentibench.training.methods import TrainRequest, check_preset, get_method, offline_alternative
 from sentibench.core.paths import cache_dir
 from sentibench.models.card_schema import check_name
+from sentibench.models.cards import ModelCard, read_card, user_cards_dir
+from sentibench.models.loaders import card_for, weights_folder
 from sentibench.training.checkpoint import checkpoint_kind
+from sentibench.training.methods import TrainRequest, check_preset, get_method, offline_alternative
 
 DONE_FILE = "training_report.json"
 

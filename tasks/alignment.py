@@ -21,14 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
+from sentibench.evaluation import metrics
+from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import capped_indices, split_arrays
 from sentibench.tasks.registry import register_family
-from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest
 
 DEFINITIONS = {
     "alignment": "mean over same-label pairs i<j of ||x_i - x_j||_2^2, x L2-normalised (Wang & Isola 2020, "

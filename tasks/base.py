@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sentibench.embed.encoders import Encoder, TransformerEncoder
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import Executor, LocalExecutor
+from sentibench.embed.encoders import Encoder, TransformerEncoder
 from sentibench.evaluation.uncertainty import UnitValues, describe
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"

@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sentibench.core.errors import BenchError
+from sentibench.core.executors import UnitFailed, fan_out
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder, TransformerEncoder
-from sentibench.core.errors import BenchError
-from sentibench.core.executors import UnitFailed, fan_out
-from sentibench.training.finetune_config import FineTuneConfig, score
+from sentibench.evaluation.uncertainty import t_interval
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import C_GRID, C_LIMITS, capped_indices, grid_edge_warning, widening_search
 from sentibench.tasks.registry import register_family
-from sentibench.evaluation.uncertainty import t_interval
+from sentibench.training.finetune_config import FineTuneConfig, score
 
 if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression

@@ -35,9 +35,9 @@ import numpy as np
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
+from sentibench.evaluation.uncertainty import UnitValues, digest, mean_units
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
-from sentibench.evaluation.uncertainty import UnitValues, digest, mean_units
 
 if TYPE_CHECKING:
     from sklearn.pipeline import Pipeline

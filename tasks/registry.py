@@ -10,9 +10,9 @@ import pkgutil
 from collections.abc import Callable
 from functools import cache
 
+from sentibench.core.errors import BenchError, unknown_name
 from sentibench.data import dataset_names, get_spec
 from sentibench.data.spec import DatasetSpec
-from sentibench.core.errors import BenchError, unknown_name
 from sentibench.tasks.base import Task
 
 Family = Callable[[DatasetSpec], Task | None]

@@ -44,8 +44,8 @@ from sentibench.tasks.probe import (
     grid_edge_warning,
     item_units,
     kfold_protocol,
-    split_arrays,
     search_on,
+    split_arrays,
     split_protocol,
     widening_search,
 )

@@ -25,14 +25,14 @@ validation split, never the test sentences.
 
 from __future__ import annotations
 
-from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
+from sentibench.evaluation import metrics
 from sentibench.evaluation.sgts import Design, pair_unit_sums, sgts_all_pairs, sgts_on_split
+from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, spearman_influence
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
-from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, spearman_influence
 
 
 class SgTSTask(Task):

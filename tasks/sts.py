@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sentibench.evaluation import metrics
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import Encoder
+from sentibench.evaluation import metrics
+from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest, spearman_pseudo_values
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import capped_indices
 from sentibench.tasks.registry import register
-from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest, spearman_pseudo_values
 
 
 def pair_cosines(encoder: Encoder, first: list[str], second: list[str], batch_size: int) -> np.ndarray:

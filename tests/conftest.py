@@ -82,9 +82,8 @@ def isolated_registries():
     """Tasks, datasets, methods and encoder kinds a test registers are gone after it (no leaks between
     tests); what modules register at import is discovered first, so it is kept."""
     from sentibench.data import store
-    from sentibench.training import methods
     from sentibench.tasks import registry
-    from sentibench.training import checkpoint
+    from sentibench.training import checkpoint, methods
 
     methods.methods()
     registry.all_tasks()

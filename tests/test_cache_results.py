@@ -3,8 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from sentibench.embed.cache import CachedEncoder, check_embeddings
 from sentibench.core.errors import BenchError
+from sentibench.embed.cache import CachedEncoder, check_embeddings
 from sentibench.report.leaderboard import render
 from sentibench.results.task_result import read_result, result_path, task_result, write_result
 

@@ -7,9 +7,9 @@ import pytest
 from scipy import stats
 
 from sentibench.cli import main
+from sentibench.evaluation.uncertainty import UnitValues, units_path
 from sentibench.report.compare import compare, render
 from sentibench.results.task_result import result_path, task_result, write_result
-from sentibench.evaluation.uncertainty import UnitValues, units_path
 
 
 def _store(root, model, task, score, values=None, units_hash="same", per_seed=None, main="accuracy", version=2):

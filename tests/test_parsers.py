@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pytest
 
+from sentibench.core.errors import BenchError
 from sentibench.data import parsers
 from sentibench.data.spec import DatasetSpec
 from sentibench.data.store import content_hash, make_splits, validate
-from sentibench.core.errors import BenchError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from sentibench.evaluation import metrics
 from sentibench.core.errors import BenchError
+from sentibench.evaluation import metrics
 from sentibench.models.polarity import examples as ex
 from sentibench.models.polarity import sweep
 from sentibench.models.polarity.losses import LOSSES, build_loss
@@ -164,9 +164,8 @@ def test_losses_are_the_library_classes_with_table_2_margins():
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     """A 1-layer BERT whose WordPiece vocabulary holds the fixture reviews' words."""
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
     from conftest import FIXTURE_SENTENCES
+    from transformers import BertConfig, BertModel, BertTokenizerFast
 
     folder = tmp_path_factory.mktemp("polarity-tiny-bert")
     words = sorted({w for text, _ in FIXTURE_SENTENCES for w in text.replace(",", " ").split()})
@@ -182,12 +181,14 @@ def tiny_bert(tmp_path_factory):
 
 @pytest.mark.parametrize("loss_name", ["triplet", "contrastive", "online-contrastive", "mnrl"])
 def test_a_tiny_run_of_each_loss_lowers_it(tiny_bert, loss_name):
-    from sentence_transformers.sentence_transformer import (SentenceTransformerTrainer,
-                                                            SentenceTransformerTrainingArguments)
+    from conftest import FIXTURE_SENTENCES
+    from sentence_transformers.sentence_transformer import (
+        SentenceTransformerTrainer,
+        SentenceTransformerTrainingArguments,
+    )
 
     from sentibench.models.cards import ModelCard
     from sentibench.models.polarity.train import sentence_transformer, training_dataset
-    from conftest import FIXTURE_SENTENCES
 
     texts = [t for t, _ in FIXTURE_SENTENCES]
     labels = np.array([y for _, y in FIXTURE_SENTENCES])
@@ -330,9 +331,9 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
 def test_a_unit_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
     import numpy as np
 
-    from sentibench.run import runner
-    from sentibench.models import loaders
     from sentibench.evaluation.uncertainty import UnitValues, units_path
+    from sentibench.models import loaders
+    from sentibench.run import runner
 
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
     result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
+from sentibench.models.card_schema import ModelCard, validate_card
 from sentibench.models.cards import read_card
 from sentibench.results.task_result import read_result, result_path
-from sentibench.models.card_schema import ModelCard, validate_card
 
 BOUNDED = settings(max_examples=40, derandomize=True, deadline=None, database=None,
                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from sentibench.evaluation import metrics
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.parsers import isarcasm_eval
+from sentibench.evaluation import metrics
 from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.tasks.retrieval import PolarityRetrieval, nearest_neighbours
 

@@ -7,10 +7,10 @@ import time
 import numpy as np
 import pytest
 
+from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_spec, register_dataset
 from sentibench.data.parsers import TREC_COARSE, trec_coarse
 from sentibench.data.store import _REGISTRY
-from sentibench.core.errors import BenchError
 from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.tasks.registry import all_tasks
 from sentibench.tasks.senteval import SentEvalTransfer, pair_features

@@ -11,7 +11,13 @@ from transformers import BertTokenizerFast, RobertaTokenizerFast
 
 from sentibench.core.errors import BenchError
 from sentibench.models.senticse.lexicon import (
-    MULTI, NEGATIVE, NEUTRAL, POSITIVE, parse_sentiwordnet, polarity, vocabulary_tables,
+    MULTI,
+    NEGATIVE,
+    NEUTRAL,
+    POSITIVE,
+    parse_sentiwordnet,
+    polarity,
+    vocabulary_tables,
 )
 from sentibench.models.senticse.quadruples import quadruples
 from sentibench.models.senticse.train import mask_candidates

@@ -11,15 +11,20 @@ import torch
 import yaml
 from tokenizers import ByteLevelBPETokenizer
 from transformers import (
-    BertConfig, BertModel, BertTokenizerFast, RobertaConfig, RobertaForMaskedLM, RobertaTokenizerFast,
+    BertConfig,
+    BertModel,
+    BertTokenizerFast,
+    RobertaConfig,
+    RobertaForMaskedLM,
+    RobertaTokenizerFast,
 )
 
-from sentibench.embed.encoders import TransformerEncoder
 from sentibench.core.errors import BenchError
-from sentibench.training.methods import TrainRequest, get_method
+from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.senticse import train as senticse_train
 from sentibench.models.senticse.lexicon import parse_sentiwordnet
 from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
+from sentibench.training.methods import TrainRequest, get_method
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROWS = [(line.split("\t")[1], int(line.split("\t")[0]))

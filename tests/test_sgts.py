@@ -3,10 +3,10 @@ import math
 import numpy as np
 import pytest
 
-from sentibench.data import get_dataset
 from sentibench.core.errors import BenchError
-from sentibench.tasks.base import EvalContext
+from sentibench.data import get_dataset
 from sentibench.evaluation.sgts import all_pairs, build_pairs, pair_unit_sums, paper_pairs, sgts_all_pairs, sgts_scores
+from sentibench.tasks.base import EvalContext
 
 
 def test_sgts_scores_worked_by_hand():

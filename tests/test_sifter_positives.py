@@ -11,7 +11,11 @@ from spacy.vocab import Vocab  # noqa: E402
 
 from sentibench.core.errors import BenchError  # noqa: E402
 from sentibench.models.sifter.positives import (  # noqa: E402
-    backbone, build_positives, first_two_layers, reduce_sentence, triples,
+    backbone,
+    build_positives,
+    first_two_layers,
+    reduce_sentence,
+    triples,
 )
 
 VOCAB = Vocab()

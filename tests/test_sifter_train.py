@@ -11,10 +11,10 @@ import yaml
 from transformers import BertConfig, BertModel, BertTokenizerFast
 
 from sentibench.cli import main
+from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.corpus import CorpusSource, paper_filter, sentence_rows, split_sentences
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.core.errors import BenchError
 from sentibench.models.sifter import lstm_train, simcse
 from sentibench.models.sifter.losses import sifter_loss
 from sentibench.training.checkpoint import load_module_checkpoint

@@ -9,8 +9,8 @@ import pytest
 
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.store import _REGISTRY
-from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.evaluation.metrics import correlations
+from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.tasks.sts import STS, subset_scores
 
 # Pair i: sentence "a{i}" at angle 0, sentence "b{i}" at ANGLES[i]: cosines cos(ANGLES) are ranked 1,3,4,2.

@@ -14,9 +14,9 @@ import yaml
 
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
-from sentibench.training.methods import Method, register_method
 from sentibench.training.checkpoint import load_state, register_encoder_kind, save_module_checkpoint
 from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.methods import Method, register_method
 from sentibench.training.options import apply_options, parse_option_pairs
 
 

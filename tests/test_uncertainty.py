@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sentibench.evaluation import metrics
-from sentibench.evaluation import uncertainty
+from sentibench.evaluation import metrics, uncertainty
 from sentibench.evaluation.uncertainty import (
     UnitValues,
     bootstrap_means,

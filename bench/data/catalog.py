@@ -6,8 +6,8 @@ Registry packages are pinned by version and sha256 and read, never installed (se
 from __future__ import annotations
 
 from sentibench.data import corpus, parsers
-from sentibench.data.spec import UNSPLIT, DatasetSpec, HubSource, RowsBySplit
 from sentibench.data.sources import RegistryPackage
+from sentibench.data.spec import UNSPLIT, DatasetSpec, HubSource, RowsBySplit
 
 VADER = RegistryPackage(
     "vaderSentiment", "3.3.2", "vaderSentiment-3.3.2.tar.gz",

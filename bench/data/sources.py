@@ -23,8 +23,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-from html.parser import HTMLParser
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 from sentibench.core.errors import BenchError, UnavailableError

@@ -17,12 +17,12 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sentibench.data.catalog import DATASETS
-from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 from sentibench.core.errors import BenchError, unknown_name
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
+from sentibench.data.catalog import DATASETS
 from sentibench.data.sources import require_hub, sha256_file
+from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 
 if TYPE_CHECKING:
     import datasets

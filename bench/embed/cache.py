@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder
 from sentibench.core.errors import BenchError
 from sentibench.core.paths import cache_dir
+from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder
 
 _CHUNK = 900  # SQLite's default limit on host parameters is 999
 WRITE_BATCH = 512  # texts encoded and committed together; a killed run re-encodes at most this many

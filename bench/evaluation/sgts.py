@@ -18,9 +18,9 @@ from typing import Literal
 
 import numpy as np
 
-from sentibench.evaluation import metrics
-from sentibench.embed.encoders import Encoder
 from sentibench.core.errors import BenchError
+from sentibench.embed.encoders import Encoder
+from sentibench.evaluation import metrics
 
 N_PAIRS = 4000
 Design = Literal["all-pairs", "sampled", "paper"]

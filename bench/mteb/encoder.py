@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from sentibench.embed.encoders import Encoder
 from sentibench.core.errors import BenchError
+from sentibench.embed.encoders import Encoder
 from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta
 

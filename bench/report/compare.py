@@ -21,8 +21,8 @@ import numpy as np
 from tabulate import tabulate
 
 from sentibench.core.errors import BenchError
-from sentibench.results.task_result import StoredResult, iter_results
 from sentibench.evaluation.uncertainty import BOOTSTRAP_SEED, LEVEL, UnitValues, paired_bootstrap, units_path
+from sentibench.results.task_result import StoredResult, iter_results
 
 ASO_SEED = 0
 

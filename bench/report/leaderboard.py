@@ -18,8 +18,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from sentibench.report.compare import compare_task
 from sentibench.core.io import atomic_write_json, atomic_write_text
+from sentibench.report.compare import compare_task
 from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, iter_results
 
 ALPHA = 0.05

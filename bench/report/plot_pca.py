@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 
-from sentibench.data import get_dataset  # noqa: E402
 from sentibench.core.errors import BenchError  # noqa: E402
+from sentibench.data import get_dataset  # noqa: E402
 from sentibench.tasks.probe import split_arrays  # noqa: E402
 
 DEFAULT_POINTS = 2000

@@ -18,8 +18,8 @@ from typing import Any
 from sentibench import __version__
 from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_write_json
-from sentibench.models.card_schema import validate_result
 from sentibench.evaluation.uncertainty import t_interval
+from sentibench.models.card_schema import validate_result
 
 PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "numpy", "scipy", "scikit-learn",
             "faiss-cpu")

@@ -13,19 +13,26 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from sentibench.embed.cache import CachedEncoder
-from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
-from sentibench.embed.encoders import check_dtype, pick_device
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, Job, LocalExecutor, UnitFailed
-from sentibench.models.inprocess import InProcessModel
+from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
+from sentibench.embed.cache import CachedEncoder
+from sentibench.embed.encoders import check_dtype, pick_device
+from sentibench.evaluation.uncertainty import UnitValues, units_path
 from sentibench.models.cards import ModelCard
+from sentibench.models.inprocess import InProcessModel
 from sentibench.models.loaders import card_for, describe, load_encoder, load_trainable
 from sentibench.models.trained import ready
-from sentibench.results.task_result import (git_commit, read_result, refuse_dirty_committed_results, result_path, task_result,
-                                versions, write_result)
+from sentibench.results.task_result import (
+    git_commit,
+    read_result,
+    refuse_dirty_committed_results,
+    result_path,
+    task_result,
+    versions,
+    write_result,
+)
 from sentibench.tasks.base import EvalContext, Task
-from sentibench.evaluation.uncertainty import UnitValues, units_path
 
 if TYPE_CHECKING:
     from datasets import Dataset

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sentibench.data import get_dataset
 from sentibench.core.errors import BenchError
+from sentibench.data import get_dataset
 from sentibench.models.cards import ModelCard
 from sentibench.models.loaders import card_for
 from sentibench.results.task_result import StoredResult, read_result

@@ -26,14 +26,14 @@ from typing import Any
 import yaml
 
 from sentibench import __version__
-from sentibench.submission.archive import write_zip
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.safety import check_weights_folder
-from sentibench.submission.reproduce import check_against_catalog
 from sentibench.results.task_result import StoredResult, git_commit, iter_results, result_path, versions
 from sentibench.run.suite import required_tasks
+from sentibench.submission.archive import write_zip
+from sentibench.submission.reproduce import check_against_catalog
 
 FORMAT = 1
 MANIFEST = "manifest.json"

@@ -32,18 +32,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sentibench import __version__
-from sentibench.submission.archive import safe_extract
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.io import atomic_folder, atomic_write_json
-from sentibench.report.leaderboard import write_leaderboard
-from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
-from sentibench.models.card_schema import ModelCard, validate_card
-from sentibench.models.safety import confined, weights_folder_problems
 from sentibench.core.paths import cache_dir
-from sentibench.submission.reproduce import Reproduction, reproduce
+from sentibench.models.card_schema import ModelCard, validate_card
+from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
+from sentibench.models.safety import confined, weights_folder_problems
+from sentibench.report.leaderboard import write_leaderboard
 from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, git_commit, iter_results
-from sentibench.submission.submit import (CARD_FILE, MANIFEST, manifest_problems, read_manifest, result_problems,
-                                   results_folder, sha256_file)
+from sentibench.submission.archive import safe_extract
+from sentibench.submission.reproduce import Reproduction, reproduce
+from sentibench.submission.submit import (
+    CARD_FILE,
+    MANIFEST,
+    manifest_problems,
+    read_manifest,
+    result_problems,
+    results_folder,
+    sha256_file,
+)
 
 DEFAULT_FRACTION = 0.2
 DEFAULT_MINIMUM = 3

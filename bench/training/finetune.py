@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
 import numpy as np
 import torch
 
-from sentibench.embed.encoders import TransformerEncoder, length_sorted_batches
 from sentibench.core.errors import BenchError
+from sentibench.embed.encoders import TransformerEncoder, length_sorted_batches
 from sentibench.training.finetune_config import FineTuneConfig, score
 from sentibench.training.loop import LoopConfig, TrainingRun, train_loop
+
 
 class PooledClassifier(torch.nn.Module):
     """`Linear(encoder.embed(x))`: a linear head on the encoder's own pooled sentence vector."""

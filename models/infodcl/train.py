@@ -41,16 +41,16 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.data.store import dataset_names, get_spec
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.core.errors import BenchError
 from sentibench.models.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
 from sentibench.models.infodcl.losses import dcl_loss, infodcl_loss
 from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi
 from sentibench.models.infodcl.pairs import epoch_pairs
-from sentibench.training.methods import offline_alternative
 from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.methods import offline_alternative
 from sentibench.training.mlm_head import MaskedLMHead, build_head
 from sentibench.training.options import apply_options
 

@@ -30,9 +30,9 @@ from typing import Literal
 import faiss
 import numpy as np
 
-from sentibench.evaluation import metrics
 from sentibench.core.io import atomic_write_bytes
 from sentibench.core.paths import cache_dir
+from sentibench.evaluation import metrics
 
 InputType = Literal["triplet", "contrastive", "mnrl"]
 COLUMNS: dict[str, tuple[str, ...]] = {"triplet": ("anchor", "positive", "negative"),

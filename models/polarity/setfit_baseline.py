@@ -15,8 +15,8 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 
-from sentibench.data import get_dataset
 from sentibench.core.errors import BenchError
+from sentibench.data import get_dataset
 from sentibench.models.polarity.train import sentence_transformer
 from sentibench.training.options import apply_options
 

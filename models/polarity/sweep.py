@@ -114,8 +114,8 @@ def _trained_card(unit: Unit, device: str | None):
     """The unit's model card (the base itself for `reference`), trained into the cache when needed."""
     import dataclasses
 
-    from sentibench.models.loaders import card_for
     from sentibench.core.paths import cache_dir
+    from sentibench.models.loaders import card_for
     from sentibench.models.trained import train
 
     base = card_for(unit.base)
@@ -139,12 +139,12 @@ def _retrieval(unit: Unit, card, folder: Path, device: str | None) -> dict:
     """The retrieval task of the unit's dataset on `card` (R = its base), written beside `unit.json`."""
     import dataclasses
 
+    from sentibench.evaluation.uncertainty import units_path
     from sentibench.models.loaders import load_encoder
     from sentibench.results.task_result import write_result
     from sentibench.run.runner import EncoderPool, evaluate_one
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.registry import resolve
-    from sentibench.evaluation.uncertainty import units_path
 
     (task,) = resolve([f"retrieval-{unit.data}"])
     task = dataclasses.replace(task, weights=unit.options.get("weights", task.weights))

@@ -31,8 +31,8 @@ from typing import Literal
 
 import numpy as np
 
-from sentibench.data import get_dataset
 from sentibench.core.errors import BenchError
+from sentibench.data import get_dataset
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.models.cards import ModelCard
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
@@ -158,8 +158,10 @@ def retrieval_evaluator(data: str, base: str, base_encoder, limit: int | None, w
 
 def train(request) -> dict:
     """Generate the examples, train with the library's trainer and loss, save a sentence-transformers folder."""
-    from sentence_transformers.sentence_transformer import (SentenceTransformerTrainer,
-                                                            SentenceTransformerTrainingArguments)
+    from sentence_transformers.sentence_transformer import (
+        SentenceTransformerTrainer,
+        SentenceTransformerTrainingArguments,
+    )
 
     from sentibench.models.loaders import load_encoder
     from sentibench.models.trained import ready

@@ -35,16 +35,16 @@ from typing import Any
 import numpy as np
 import torch
 
+from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.core.errors import BenchError
-from sentibench.training.methods import offline_alternative
+from sentibench.evaluation.sgts import sgts_on_split
 from sentibench.models.senticse.lexicon import SENTIWORDNET_SOURCE, VocabularyTables, sentiwordnet, vocabulary_tables
 from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
-from sentibench.training.mlm_head import MaskedLMHead, build_head
 from sentibench.models.senticse.quadruples import quadruples
-from sentibench.evaluation.sgts import sgts_on_split
 from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.methods import offline_alternative
+from sentibench.training.mlm_head import MaskedLMHead, build_head
 from sentibench.training.options import apply_options
 
 LOG_FILE = "senticse_log.json"

@@ -7,8 +7,8 @@ each with its control under the same code path:
   `--option gate=standard` is the plain LSTM with the same hyperparameters.
 """
 
-from sentibench.training.methods import Method, register_method
 from sentibench.training.checkpoint import register_encoder_kind
+from sentibench.training.methods import Method, register_method
 
 REFERENCE = ("Yu, C., Zhu, W., Liu, C., Zhang, X. & Zhai, Q. SIFTER: A Task-specific Alignment Strategy for "
              "Enhancing Sentence Embeddings.")

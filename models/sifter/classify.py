@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from sentibench.data import get_dataset
 from sentibench.core.io import atomic_write_json
+from sentibench.data import get_dataset
 from sentibench.models import get_card
 from sentibench.models.sifter.lstm_train import accuracy, build, fit, resolve_config
 from sentibench.results.task_result import git_commit, versions

@@ -22,11 +22,11 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from sentibench.data import get_dataset
 from sentibench.core.errors import BenchError
-from sentibench.training.methods import offline_alternative
+from sentibench.data import get_dataset
 from sentibench.models.sifter.lstm import OPINION_SOURCE, LSTMEncoder, SifterLSTM, opinion_lexicon
 from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.methods import offline_alternative
 from sentibench.training.options import apply_options
 
 

@@ -29,15 +29,15 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from sentibench.evaluation import metrics
+from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.core.errors import BenchError
-from sentibench.training.methods import offline_alternative
+from sentibench.evaluation import metrics
 from sentibench.models.sifter.losses import sifter_loss
 from sentibench.models.sifter.positives import DEFAULT_DELETE, build_positives
 from sentibench.training.contrastive import info_nce
 from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.methods import offline_alternative
 from sentibench.training.options import apply_options
 
 CORPUS = "train-sentences"
