@@ -1,0 +1,104 @@
+"""One registry type for every kind of plug-in (tasks, datasets, methods, encoder kinds), in the spirit of
+lm-evaluation-harness's `Registry[T]`: lookup with near-name suggestions, snapshot/restore for tests, and
+discovery of out-of-tree plug-ins through Python entry points.
+
+A plug-in package declares, in its own `pyproject.toml`,
+
+    [project.entry-points."sentibench.methods"]
+    my-method = "my_package.method"
+
+Each entry point names a module (or a "module:attribute"); loading it registers what it holds, exactly as
+sentibench's own modules do at import. Entry points are loaded the first time a registry is listed or
+searched (never at import of sentibench), once per process. Choice: a plug-in that fails to import is an
+error naming the distribution and the entry point, never silently skipped: a missing task in a
+benchmark is worse than a loud failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+from sentibench.core.errors import BenchError, unknown_name
+
+T = TypeVar("T")
+
+ENTRY_POINT_GROUPS = ("sentibench.datasets", "sentibench.tasks", "sentibench.methods", "sentibench.encoders")
+"""The entry-point groups sentibench reads; a plug-in may use any of them."""
+
+
+@dataclass
+class Registry(Generic[T]):
+    """Named objects of one kind. `kind` is the word users see ("task", "dataset", ...), so an unknown name
+    reads "unknown task 'sgst-mr'. Did you mean: sgts-mr?". `discover` is called once before the first
+    lookup (it imports the modules that register built-in and plug-in entries)."""
+
+    kind: str
+    discover: Callable[[], None] | None = None
+    _entries: dict[str, T] = field(default_factory=dict)
+    _discovered: bool = False
+
+    def register(self, name: str, entry: T, replace: bool = False) -> T:
+        """Add `entry` under `name`; a second registration of a name is an error unless `replace`."""
+        if name in self._entries and not replace and self._entries[name] is not entry:
+            raise BenchError(f"{self.kind} '{name}' is registered twice")
+        self._entries[name] = entry
+        return entry
+
+    def _ready(self) -> None:
+        if not self._discovered and self.discover is not None:
+            self._discovered = True  # first: a discovery that registers must not recurse into itself
+            self.discover()
+
+    def get(self, name: str) -> T:
+        self._ready()
+        if name not in self._entries:
+            raise unknown_name(self.kind, name, self._entries)
+        return self._entries[name]
+
+    def __contains__(self, name: object) -> bool:
+        self._ready()
+        return name in self._entries
+
+    def names(self) -> list[str]:
+        self._ready()
+        return sorted(self._entries)
+
+    def items(self) -> dict[str, T]:
+        """Every entry, sorted by name (a copy: changing it changes nothing here)."""
+        self._ready()
+        return dict(sorted(self._entries.items()))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def snapshot(self) -> dict[str, T]:
+        """The registry's entries, for a test that registers and must leave nothing behind (`restore`)."""
+        self._ready()
+        return dict(self._entries)
+
+    def restore(self, state: dict[str, T]) -> None:
+        self._entries.clear()
+        self._entries.update(state)
+
+
+_LOADED: set[str] = set()
+
+
+def load_plugins(group: str) -> None:
+    """Import every installed entry point of `group` once per process (each registers what it holds)."""
+    if group in _LOADED:
+        return
+    _LOADED.add(group)
+    for point in sorted(entry_points(group=group), key=lambda p: p.name):
+        try:
+            loaded = point.load() if ":" in point.value else import_module(point.value)
+        except Exception as error:  # a broken plug-in: one line naming it, never a traceback
+            owner = point.dist.name if point.dist is not None else "an installed package"
+            raise BenchError(f"plug-in '{point.name}' ({group}) of {owner} failed to load: "
+                             f"{type(error).__name__}: {error}") from None
+        if callable(loaded) and ":" in point.value:
+            loaded()  # "module:register" form: a function that registers
