@@ -46,7 +46,7 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from sentibench.core.executors import get_executor
+    from sentibench.run.executors import get_executor
     from sentibench.run.runner import DEFAULT_MODEL, DEFAULT_TASKS, run
     from sentibench.run.suite import expand_required
     from sentibench.tasks.registry import resolve
@@ -153,23 +153,6 @@ def cmd_data_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_data_npmi(args: argparse.Namespace) -> int:
-    from tabulate import tabulate
-
-    from sentibench.models.infodcl.train import prepare, resolve_config
-    from sentibench.training.options import parse_option_pairs
-
-    corpus, matrix, where = prepare(args.name, resolve_config(args.preset, parse_option_pairs(args.option)))
-    print(f"{args.name}: {corpus.stats.frequent_label} labelled tweets, {len(corpus.label_names)} labels "
-          f"(tweets matching {', '.join(where)} removed: {corpus.stats.held_out_matches}); NPMI counted over "
-          f"{matrix.tweets} tweets with >= {matrix.min_labels} labels, {len(matrix.kept)} ordered pairs kept")
-    print(tabulate(matrix.top_pairs(args.top), headers=["label", "label", "npmi", "co-occurrences"], floatfmt=".3f"))
-    if args.output:
-        matrix.save(Path(args.output))
-        print(f"wrote {args.output} (sha256 {matrix.sha256})")
-    return 0
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     from sentibench.models.trained import train
     from sentibench.training.options import parse_option_pairs
@@ -178,23 +161,6 @@ def cmd_train(args: argparse.Namespace) -> int:
                  options=parse_option_pairs(args.option), out_dir=Path(args.output) if args.output else None,
                  name=args.name, device=args.device)
     print(f"trained '{card.name}': run it with `bench run -m {card.name} -t sgts`")
-    return 0
-
-
-def cmd_sweep(args: argparse.Namespace) -> int:
-    from sentibench.models.polarity.report import render
-    from sentibench.models.polarity.sweep import parse_margins, run_sweep, units
-    from sentibench.training.options import parse_option_pairs
-
-    grid = units(_split_names(args.base), _split_names(args.data), _split_names(args.losses),
-                 parse_margins(args.margins), preset=args.preset, seed=args.seed,
-                 options=parse_option_pairs(args.option))
-    output = Path(args.output)
-    if not args.render_only:
-        run_sweep(grid, output, device=args.device)
-    render(output, Path(args.docs), Path(args.figure))
-    print(f"{len(grid)} configuration(s) {'listed' if args.render_only else 'done'} under {output}; tables in "
-          f"{args.docs}, scatter {args.figure}", file=sys.stderr)
     return 0
 
 
@@ -285,6 +251,36 @@ def cmd_card_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _method_command(run: str) -> Callable[[argparse.Namespace], int]:
+    def call(args: argparse.Namespace) -> int:
+        from sentibench.run.services import EngineServices
+        from sentibench.training.methods import load_entry_point
+
+        return load_entry_point(run)(args, EngineServices())
+
+    return call
+
+
+def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
+    """Every registered method's own commands (`training.methods.Command`), each at its declared path: the
+    command line names no method."""
+    from sentibench.training.methods import methods
+
+    for method in methods().values():
+        for command in method.commands:
+            *group_path, leaf = command.path
+            parent = sub
+            for depth, name in enumerate(group_path):
+                key = " ".join(group_path[:depth + 1])
+                if key not in groups:
+                    groups[key] = parent.add_parser(name, help=f"{name} commands").add_subparsers(
+                        dest=f"{key.replace(' ', '_')}_command", required=True)
+                parent = groups[key]
+            parser = parent.add_parser(leaf, help=command.help)
+            command.arguments(parser)
+            parser.set_defaults(func=_method_command(command.run))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -332,16 +328,10 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(func=cmd_list)
 
     data = sub.add_parser("data", help="dataset commands").add_subparsers(dest="data_command", required=True)
+    groups = {"data": data}
     prepare = data.add_parser("prepare", help="download, parse, split and cache datasets ('all' for every one)")
     prepare.add_argument("names", nargs="+")
     prepare.set_defaults(func=cmd_data_prepare)
-    npmi = data.add_parser("npmi", help="InfoDCL's surrogate-label corpus of a tweet dataset and its NPMI matrix")
-    npmi.add_argument("name", help="tweet dataset, e.g. tweets-3class")
-    npmi.add_argument("--preset", default="cpu", help="InfoDCL preset whose corpus rules and NPMI floors apply")
-    npmi.add_argument("--option", action="append", default=[], help="InfoDCL option KEY=VALUE (repeatable)")
-    npmi.add_argument("--top", type=int, default=15, help="most related label pairs to print")
-    npmi.add_argument("--output", help="write the matrix (JSON with its sha256) here")
-    npmi.set_defaults(func=cmd_data_npmi)
 
     train = sub.add_parser("train", help="train a method (see `bench list methods`) into a checkpoint + card")
     train.add_argument("method", help="method name, e.g. senticse")
@@ -354,24 +344,6 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--output", help="checkpoint folder (default: the sentibench cache)")
     train.add_argument("--device", help="cpu, cuda, mps (default: best available)")
     train.set_defaults(func=cmd_train)
-
-    sweep = sub.add_parser("sweep", help="train and score a method's configuration grid (resumable)")
-    sweep.add_argument("method", choices=["polarity-st"], help="the grid's method")
-    sweep.add_argument("--base", default="all-minilm-l6-v2", help="comma-separated base models")
-    sweep.add_argument("--data", default="mr", help="comma-separated training datasets")
-    sweep.add_argument("--losses", default="triplet,contrastive,online-contrastive,mnrl",
-                       help="comma-separated: triplet, contrastive, online-contrastive, mnrl, setfit")
-    sweep.add_argument("--margins", default="paper", help="paper (Table 2), default, or numbers like 0.1,0.5")
-    sweep.add_argument("--preset", default="cpu", help="cpu (this machine) or paper (GPU)")
-    sweep.add_argument("--seed", type=int, default=0)
-    sweep.add_argument("--option", action="append", default=[], help="method option KEY=VALUE for every unit")
-    sweep.add_argument("--output", default="sweeps/polarity-st", help="one folder per configuration")
-    sweep.add_argument("--docs", default="docs/polarity.md", help="markdown file whose generated block is rewritten")
-    sweep.add_argument("--figure", default="docs/figures/polarity_p_vs_s.png")
-    sweep.add_argument("--device", help="cpu, cuda, mps (default: best available)")
-    sweep.add_argument("--render-only", action="store_true",
-                       help="train nothing: render the tables from the configurations already finished")
-    sweep.set_defaults(func=cmd_sweep)
 
     plot = sub.add_parser("plot", help="draw figures to PNG")
     plot.add_argument("kind", choices=["pca", "sgts-vs-fewshot"])
@@ -427,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--results", default="results", help="sentibench results folder to read")
     export.add_argument("--output", required=True, help="folder to write (results go to OUTPUT/results)")
     export.set_defaults(func=cmd_export)
+    _add_method_commands(sub, groups)
     return parser
 
 

@@ -1,17 +1,22 @@
-"""Model cards, the loaders that turn them into encoders, baselines and trainable methods.
+"""Models: cards, the loaders that turn a card (or a folder, a hub id) into an encoder, trained cards, and the
+trainable methods, each a subpackage that registers itself (`sentibench.training.methods`).
 
-The loaders are imported on first use (PEP 562), so reading cards (`bench list models`) does not load
-the encoder and cache stack."""
+The public seam for the layers above (the runner, submissions, mteb): `card_for`, `prepare` (a trained card
+gets its checkpoint, trained on first use), `load_encoder`, `load_trainable`, `describe`. The loaders are
+imported on first use (PEP 562), so reading cards (`bench list models`) does not load the encoder stack."""
 
 from sentibench.models.cards import ModelCard, all_cards, get_card
 
-__all__ = ["ModelCard", "all_cards", "card_for", "get_card", "load_encoder", "load_trainable"]
-_LOADERS = ("card_for", "load_encoder", "load_trainable")
+__all__ = ["ModelCard", "all_cards", "card_for", "describe", "get_card", "load_encoder", "load_trainable", "prepare",
+           "weights_folder"]
+_LAZY = {"card_for": "loaders", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
+         "weights_folder": "loaders", "prepare": "trained"}
 
 
 def __getattr__(name: str):
-    if name in _LOADERS:
-        from sentibench.models import loaders
+    if name in _LAZY:
+        from importlib import import_module
 
-        return getattr(loaders, name)
+        module = import_module(f"sentibench.models.{_LAZY[name]}")
+        return getattr(module, "ready" if name == "prepare" else name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -62,7 +62,7 @@ class InProcessModel:
     def encoder(self) -> Encoder:
         if isinstance(self.model, TransformerEncoder) or not hasattr(self.model, "mteb_model_meta"):
             return ObjectEncoder(self.name, self.model)
-        from sentibench.mteb.encoder import MtebModelEncoder  # an mteb encoder: its own encode protocol
+        from sentibench.embed.mteb_model import MtebModelEncoder  # an mteb encoder: its own encode protocol
 
         return MtebModelEncoder(self.model)
 

@@ -275,6 +275,31 @@ def load_trainable(card: ModelCard, device: str | None = None) -> TransformerEnc
     return encoder if isinstance(encoder, TransformerEncoder) else None
 
 
+def sentence_transformer(card: ModelCard, max_length: int | None = None, device: str | None = None):
+    """The card as a `SentenceTransformer`: its own folder when it is one, else Transformer + Pooling
+    (+ Normalize) built from the card's pooling (no remote code, local files only)."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+
+    from sentibench.embed.encoders import pick_device
+
+    folder = weights_folder(card)
+    device = str(pick_device(device))
+    if checkpoint_kind(folder) == "sentence-transformers":
+        model = SentenceTransformer(str(folder), device=device, local_files_only=True, trust_remote_code=False)
+    else:
+        modes = {"mean": "mean", "cls": "cls", "cls_before_pooler": "cls", None: "mean"}
+        if card.pooling not in modes:
+            raise BenchError(f"'{card.name}' cannot be built as a sentence-transformers model: pooling "
+                             f"'{card.pooling}' has no sentence-transformers module (use mean or cls)")
+        body = Transformer(str(folder), max_seq_length=card.max_length)
+        modules = [body, Pooling(body.get_embedding_dimension(), pooling_mode=modes[card.pooling])]
+        model = SentenceTransformer(modules=[*modules, *([Normalize()] if card.normalize else [])], device=device)
+    if max_length:
+        model.max_seq_length = max_length
+    return model
+
+
 def describe(card: ModelCard) -> dict[str, Any]:
     """The card's fields for a result's provenance (no local paths)."""
     keep = ("name", "loader", "revision", "hub_id", "pooling", "max_length", "normalize", "dtype", "parameters",

@@ -10,10 +10,9 @@ deleted or overwritten (it must be new or empty); only folders this module creat
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,22 +23,36 @@ from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_te
 from sentibench.core.paths import cache_dir
 from sentibench.models.card_schema import check_name
 from sentibench.models.cards import ModelCard, read_card, user_cards_dir
-from sentibench.models.loaders import card_for, weights_folder
+from sentibench.models.loaders import card_for, load_encoder, load_trainable, sentence_transformer, weights_folder
 from sentibench.training.checkpoint import checkpoint_kind
-from sentibench.training.methods import TrainRequest, check_preset, get_method, offline_alternative
+from sentibench.training.methods import (
+    TrainRequest,
+    check_preset,
+    get_method,
+    make_recipe,
+    offline_alternative,
+    recipe_hash,
+)
 
 DONE_FILE = "training_report.json"
 
 
-def recipe_hash(recipe: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
+@dataclass(frozen=True)
+class CardBase:
+    """A method's starting model (`training.methods.BaseModel`) backed by a model card: every method loads its
+    base through here."""
 
+    name: str          # as the user named it
+    card: ModelCard
 
-def make_recipe(method: str, base: str, data: str, preset: str, seed: int = 0,
-                options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The recipe a card records and its checkpoint folder is named by (one normal form)."""
-    return {"method": method, "base": base, "data": data, "preset": preset, "seed": int(seed),
-            "options": dict(sorted((options or {}).items()))}
+    def trainable(self, device: str | None = None):
+        return load_trainable(self.card, device=device)
+
+    def frozen(self, device: str | None = None):
+        return load_encoder(ready(self.card), device=device)
+
+    def sentence_transformer(self, device: str | None = None, max_length: int | None = None):
+        return sentence_transformer(self.card, max_length, device)
 
 
 def _cache_folder(name: str, recipe: dict[str, Any]) -> Path:
@@ -75,7 +88,7 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     with atomic_folder(out_dir, replace=not user_folder) as tmp:
         print(f"training {method} ({preset} preset) from {base} on {data} -> {out_dir}", file=sys.stderr)
         started = time.time()
-        report = chosen.train(TrainRequest(method=method, base=base, base_card=base_card, data=data,
+        report = chosen.train(TrainRequest(method=method, base=CardBase(base, base_card), data=data,
                                            preset=preset, seed=seed, out_dir=tmp, device=device,
                                            options=dict(options or {})))
         if checkpoint_kind(tmp) is None:

@@ -87,10 +87,11 @@ def isolated_registries():
 
     methods.methods()
     registry.all_tasks()
-    saved = registry.snapshot(), dict(store._REGISTRY), dict(methods._METHODS), dict(checkpoint._KINDS)
+    saved = registry.snapshot(), dict(store._REGISTRY), methods.METHODS.snapshot(), dict(checkpoint._KINDS)
     yield
     registry.restore(saved[0])
-    for live, kept in zip((store._REGISTRY, methods._METHODS, checkpoint._KINDS), saved[1:]):
+    methods.METHODS.restore(saved[2])
+    for live, kept in zip((store._REGISTRY, checkpoint._KINDS), (saved[1], saved[3])):
         live.clear()
         live.update(kept)
 

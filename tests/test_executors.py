@@ -21,11 +21,12 @@ import torch
 
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
-from sentibench.core.executors import LocalExecutor, fan_out, get_executor
+from sentibench.core.executors import LocalExecutor, fan_out
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.embed.cache import CachedEncoder
 from sentibench.models.inprocess import InProcessModel
 from sentibench.results.task_result import comparable_results
+from sentibench.run.executors import get_executor
 from sentibench.run.runner import run
 from sentibench.tasks.base import Evaluation, Task, TaskMetadata
 from sentibench.tasks.fewshot import FewShotTask, Protocol

@@ -187,10 +187,11 @@ def test_fit_selects_on_held_out_tweets_and_round_trips(tiny_bert, tweet_dataset
 
 def test_paper_preset_without_a_gpu_is_one_line(monkeypatch):
     from sentibench.models import card_for
+    from sentibench.models.trained import CardBase
     from sentibench.training.methods import TrainRequest, get_method
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    request = TrainRequest(method="infodcl", base="roberta-base", base_card=card_for("roberta-base"),
+    request = TrainRequest(method="infodcl", base=CardBase("roberta-base", card_for("roberta-base")),
                            data="tweets-3class", preset="paper", seed=0, out_dir=Path("unused"))
     with pytest.raises(BenchError) as error:
         get_method("infodcl").train(request)

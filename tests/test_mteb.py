@@ -196,9 +196,9 @@ def test_tasks_without_an_mteb_form_are_named():
 def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
     from mteb.models.model_meta import ScoringFunction
 
+    from sentibench.embed.mteb_model import MtebModelEncoder
     from sentibench.models.baselines import RandomEncoder
     from sentibench.mteb import get_model
-    from sentibench.mteb.encoder import MtebModelEncoder
 
     model = get_model("random", use_cache=False)
     assert isinstance(model, mteb.EncoderProtocol)

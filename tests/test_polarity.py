@@ -18,6 +18,8 @@ from sentibench.evaluation import metrics
 from sentibench.models.polarity import examples as ex
 from sentibench.models.polarity import sweep
 from sentibench.models.polarity.losses import LOSSES, build_loss
+from sentibench.run import sweep as engine_sweep
+from sentibench.training.methods import SWEEP_RECORD
 
 # Six sentences on the unit circle (degrees), labels: cosines between them are cos(angle gap).
 ANGLES = np.array([0.0, 30.0, 80.0, 10.0, 50.0, 170.0])
@@ -188,7 +190,8 @@ def test_a_tiny_run_of_each_loss_lowers_it(tiny_bert, loss_name):
     )
 
     from sentibench.models.cards import ModelCard
-    from sentibench.models.polarity.train import sentence_transformer, training_dataset
+    from sentibench.models.loaders import sentence_transformer
+    from sentibench.models.polarity.train import training_dataset
 
     texts = [t for t, _ in FIXTURE_SENTENCES]
     labels = np.array([y for _, y in FIXTURE_SENTENCES])
@@ -231,43 +234,43 @@ def test_train_end_to_end_writes_a_loadable_checkpoint(tiny_bert, fixture_task, 
 
 
 def test_grid_is_the_papers_17_plus_the_reference():
-    grid = sweep.units(["all-minilm-l6-v2"], ["mr"], ["triplet", "contrastive", "online-contrastive", "mnrl"])
+    grid = sweep.grid(["all-minilm-l6-v2"], ["mr"], ["triplet", "contrastive", "online-contrastive", "mnrl"])
     assert len(grid) == 18 and grid[0].loss == "reference"
     assert sorted(u.margin for u in grid if u.loss == "triplet") == [0.01, 0.1, 1.0, 5.0, 7.5, 10.0]
     assert len({u.folder for u in grid}) == 18
     assert [(u.loss, u.margin) for u in grid[:5]] == [("reference", None), ("triplet", 5.0), ("contrastive", 0.5),
                                                       ("online-contrastive", 0.5), ("mnrl", None)]  # defaults first
-    assert sweep.units(["b"], ["d"], ["triplet", "setfit"], "default")[1:] == [
-        sweep.Unit("b", "d", "triplet"), sweep.Unit("b", "d", "setfit")]
+    assert sweep.grid(["b"], ["d"], ["triplet", "setfit"], "default")[1:] == [
+        sweep.GridPoint("b", "d", "triplet"), sweep.GridPoint("b", "d", "setfit")]
     with pytest.raises(BenchError):
-        sweep.units(["b"], ["d"], ["hinge"])
+        sweep.grid(["b"], ["d"], ["hinge"])
     assert sweep.parse_margins("0.1, 1") == [0.1, 1.0]
 
 
-def test_sweep_resumes_without_redoing_finished_units(tmp_path, monkeypatch):
+def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeypatch):
     done, interrupt = [], [True]
 
     class Interrupted(Exception):
         pass
 
-    def fake_card(unit, device):
-        if unit.loss == "mnrl" and interrupt:
-            raise Interrupted  # the sweep stops in its third unit
-        done.append(unit.folder)
-        return dataclasses.replace(_card(), name=unit.folder.replace("/", "-")), {"training": {"steps": 1}}
+    def fake_card(configuration, device):
+        if configuration.labels["loss"] == "mnrl" and interrupt:
+            raise Interrupted  # the sweep stops in its third configuration
+        done.append(configuration.folder)
+        return dataclasses.replace(_card(), name=configuration.folder.replace("/", "-")), {"training": {"steps": 1}}
 
-    monkeypatch.setattr(sweep, "_trained_card", fake_card)
-    monkeypatch.setattr(sweep, "_retrieval", lambda unit, card, folder, device: {
+    monkeypatch.setattr(engine_sweep, "_trained_card", fake_card)
+    monkeypatch.setattr(engine_sweep, "_score", lambda configuration, card, folder, device: {
         "scores": {"test": [{"polarity_score": 0.7, "polarity_score_std": 0.1, "semantic_similarity_score": 0.4,
                              "semantic_similarity_score_std": 0.05}]}, "sentibench": {"git_commit": "abc"}})
-    grid = sweep.units(["m"], ["d"], ["triplet", "mnrl"], [0.1])
+    grid = [point.configuration() for point in sweep.grid(["m"], ["d"], ["triplet", "mnrl"], [0.1])]
     with pytest.raises(Interrupted):
-        sweep.run_sweep(grid, tmp_path)
+        engine_sweep.run_sweep(grid, tmp_path)
     assert done == [grid[0].folder, grid[1].folder]
     interrupt.clear()
-    sweep.run_sweep(grid, tmp_path)
-    assert done == [u.folder for u in grid]          # the first two were not run again
-    assert all((tmp_path / u.folder / sweep.UNIT_FILE).exists() for u in grid)
+    engine_sweep.run_sweep(grid, tmp_path)
+    assert done == [c.folder for c in grid]          # the first two were not run again
+    assert all((tmp_path / c.folder / SWEEP_RECORD).exists() for c in grid)
 
 
 def _card():
@@ -276,18 +279,19 @@ def _card():
     return ModelCard(name="x", loader="random", description="t", revision="t")
 
 
-def test_report_renders_tables_and_scatter_from_unit_files(tmp_path):
+def test_report_renders_tables_and_scatter_from_configuration_records(tmp_path):
     from sentibench.models.polarity.report import BEGIN, END, render
 
-    for unit, p, s in ((sweep.Unit("m", "d", "reference"), 0.6, 0.5), (sweep.Unit("m", "d", "triplet", 0.1), 0.8, 0.3)):
+    points = ((sweep.GridPoint("m", "d", "reference"), 0.6, 0.5), (sweep.GridPoint("m", "d", "triplet", 0.1), 0.8, 0.3))
+    for point, p, s in points:
         history = [{"step": 0, "polarity_score": 0.6, "semantic_similarity_score": 0.5},
                    {"step": 5, "polarity_score": 0.7, "semantic_similarity_score": 0.45}]
-        record = {"unit": dataclasses.asdict(unit), "git_commit": "0123456789ab",
-                  "training": {"history": history} if unit.loss != "reference" else None,
+        record = {"configuration": dataclasses.asdict(point.configuration()), "git_commit": "0123456789ab",
+                  "training": {"history": history} if point.loss != "reference" else None,
                   "scores": {"polarity_score": p, "polarity_score_std": 0.2, "semantic_similarity_score": s,
                              "semantic_similarity_score_std": 0.05}}
-        (tmp_path / "out" / unit.folder).mkdir(parents=True)
-        (tmp_path / "out" / unit.folder / sweep.UNIT_FILE).write_text(json.dumps(record))
+        (tmp_path / "out" / point.folder).mkdir(parents=True)
+        (tmp_path / "out" / point.folder / SWEEP_RECORD).write_text(json.dumps(record))
     docs = tmp_path / "polarity.md"
     docs.write_text(f"# Title\n\n{BEGIN}\nold\n{END}\n\nafter\n")
     render(tmp_path / "out", docs, tmp_path / "fig.png")
@@ -328,18 +332,15 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
     assert load_encoder(card).encode(["a joyous triumph"]).shape == (1, 16)
 
 
-def test_a_unit_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
+def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
     import numpy as np
 
     from sentibench.evaluation.uncertainty import UnitValues, units_path
-    from sentibench.models import loaders
-    from sentibench.run import runner
-
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
     result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}
-    monkeypatch.setattr(loaders, "load_encoder", lambda card, device=None: object())
-    monkeypatch.setattr(runner, "evaluate_one", lambda card, encoder, task, context: (result, units))
-    written = sweep._retrieval(sweep.Unit("m", "mr", "triplet", 0.1), _card(), tmp_path, None)
+    monkeypatch.setattr(engine_sweep, "load_encoder", lambda card, device=None: object())
+    monkeypatch.setattr(engine_sweep, "evaluate_one", lambda card, encoder, task, context: (result, units))
+    written = engine_sweep._score(sweep.GridPoint("m", "mr", "triplet", 0.1).configuration(), _card(), tmp_path, None)
     assert written == result
     assert json.loads((tmp_path / "retrieval-mr.json").read_text())["scores"]["test"][0]["main_score"] == 0.5
     assert UnitValues.load(units_path(tmp_path / "retrieval-mr.json")).values.tolist() == [0.25, 0.75]

@@ -24,6 +24,7 @@ from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.senticse import train as senticse_train
 from sentibench.models.senticse.lexicon import parse_sentiwordnet
 from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
+from sentibench.models.trained import CardBase
 from sentibench.training.methods import TrainRequest, get_method
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -165,7 +166,7 @@ def test_no_word_ablation_builds_no_head(tiny_bert):
 def test_hub_only_base_offline_says_what_to_run_instead():
     from sentibench.models import card_for
 
-    request = TrainRequest(method="senticse", base="roberta-base", base_card=card_for("roberta-base"), data="mr",
+    request = TrainRequest(method="senticse", base=CardBase("roberta-base", card_for("roberta-base")), data="mr",
                            preset="paper", seed=0, out_dir=Path("unused"))
     with pytest.raises(BenchError) as error:
         get_method("senticse").train(request)

@@ -17,6 +17,7 @@ from sentibench.data.corpus import CorpusSource, paper_filter, sentence_rows, sp
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.sifter import lstm_train, simcse
 from sentibench.models.sifter.losses import sifter_loss
+from sentibench.models.trained import CardBase
 from sentibench.training.checkpoint import load_module_checkpoint
 from sentibench.training.contrastive import info_nce
 
@@ -130,7 +131,7 @@ def test_paper_preset_refuses_a_cpu_and_labelled_data_is_refused(tiny_card, fixt
 def test_lstm_gate_marks_every_piece_of_a_lexicon_word(tiny_card):
     from sentibench.models.sifter.lstm import tokenize
 
-    encoder, _ = lstm_train.build(tiny_card, lstm_train.PRESETS["cpu"], "cpu", 16)
+    encoder, _ = lstm_train.build(CardBase(tiny_card.name, tiny_card), lstm_train.PRESETS["cpu"], "cpu", 16)
     features = tokenize(encoder.tokenizer, ["the plot is unwatchable", "a fine film"], LEXICON, 16)
     pieces = [encoder.tokenizer.convert_ids_to_tokens(row) for row in features["input_ids"].tolist()]
     assert pieces[0] == ["the", "plot", "is", "un", "##watch", "##able"]
@@ -143,7 +144,7 @@ def test_lstm_gate_marks_every_piece_of_a_lexicon_word(tiny_card):
 def test_lstm_learns_selects_and_round_trips(tiny_card, fixture_corpora, monkeypatch, tmp_path, gate):
     monkeypatch.setattr(lstm_train, "opinion_lexicon", lambda: LEXICON)
     config = lstm_train.Config(gate=gate, lr=1e-2, epochs=10, batch_size=4, hidden_size=8, eval_every=3, log_every=3)
-    encoder, args = lstm_train.build(tiny_card, config, "cpu", 16)
+    encoder, args = lstm_train.build(CardBase(tiny_card.name, tiny_card), config, "cpu", 16)
     assert encoder.lexicon == (LEXICON if gate == "sifter" else frozenset())
     assert torch.equal(encoder.module.embedding.weight[5:8],
                        BertModel.from_pretrained(tiny_card.checkpoint).embeddings.word_embeddings.weight[5:8])
@@ -188,7 +189,7 @@ def test_seed_comparison_scores_test_once_per_run_and_resumes(tiny_card, fixture
     options = ["epochs=2", "hidden_size=8", "batch_size=4", "eval_every=2"]
     argv = ["--seeds", "0,1", "--base", "sifter-tiny-bert", "--data", "sifter-reviews", "--output", str(output),
             *(f"--option={o}" for o in options)]
-    assert classify.main(argv) == 0
+    assert main(["sifter-lstm", "classify", *argv]) == 0
     record = yaml.safe_load(output.read_text())
     assert sorted((r["gate"], r["seed"]) for r in record["runs"]) == [("sifter", 0), ("sifter", 1),
                                                                       ("standard", 0), ("standard", 1)]
@@ -196,4 +197,4 @@ def test_seed_comparison_scores_test_once_per_run_and_resumes(tiny_card, fixture
     assert record["summary"]["sifter"] == {"n": 2, "mean": pytest.approx(sum(sifter) / 2),
                                            "std": pytest.approx(abs(sifter[0] - sifter[1]) / 2 ** 0.5)}
     monkeypatch.setattr(classify, "run_seed", lambda *a: pytest.fail("a finished run was redone"))
-    assert classify.main(argv) == 0
+    assert main(["sifter-lstm", "classify", *argv]) == 0

@@ -6,12 +6,11 @@ import json
 import yaml
 
 from sentibench.cli import main
-from sentibench.models.loaders import load_trainable
 from sentibench.training.methods import Method, register_method
 
 
 def _copy_base(request):
-    load_trainable(request.base_card, device="cpu").save(request.out_dir)
+    request.base.trainable(device="cpu").save(request.out_dir)
     return {"max_length": 256, "notes": "copied the base unchanged"}
 
 

@@ -24,10 +24,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
-from sentibench.core.errors import BenchError
-
-EXECUTORS = ("local", "ray")
-
 
 @dataclass(frozen=True)
 class Job:
@@ -68,16 +64,3 @@ def fan_out(executor: Executor, function: Callable[[Any], Any], units: Sequence[
     """Independent units (seeds, sweep configurations), one job each: `(unit, function(unit))` or
     `(unit, UnitFailed)` as they finish. `function` must pickle for a remote executor."""
     return executor.run([Job((unit,), partial(_each, function), trains) for unit in units])
-
-
-def get_executor(name: str = "local", address: str | None = None) -> Executor:
-    """The executor `bench run --executor NAME [--address ADDR]` asks for."""
-    if name == "local":
-        if address:
-            raise BenchError("--address is for --executor ray; the local executor runs in this process")
-        return LocalExecutor()
-    if name == "ray":
-        from sentibench.run.ray_executor import RayExecutor
-
-        return RayExecutor(address=address)
-    raise BenchError(f"unknown executor '{name}'; choose one of {', '.join(EXECUTORS)}")

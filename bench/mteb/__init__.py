@@ -13,21 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sentibench.core.errors import BenchError
-
 if TYPE_CHECKING:
     from pathlib import Path
 
-MTEB_PIN = "2.26.24"  # the version the extra installs and the tests run against
-
-
-def require_mteb() -> Any:
-    """The `mteb` module, or a one-line error saying how to install it."""
-    try:
-        import mteb
-    except ImportError:
-        raise BenchError(f'this needs mteb: pip install "sentibench[mteb]" (mteb=={MTEB_PIN})') from None
-    return mteb
+from sentibench.embed.mteb_model import MTEB_PIN, require_mteb  # re-exported
 
 
 def get_tasks(names: list[str] | None = None, seed: int = 0) -> list:

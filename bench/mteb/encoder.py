@@ -5,14 +5,11 @@
   our embedding cache. `get_model(name)` builds it; `mteb.evaluate(get_model("senticse-minilm"), tasks)` runs
   any mteb task on it (MTEB's own tasks need the Hub for their data; `sentibench.mteb.get_tasks` never does).
   The bag-of-words baseline fits on a sentibench task's train split first, so it runs on our tasks only.
-- `MtebModelEncoder`: any mteb encoder (`mteb.get_model(...)`, a wrapper with `mteb_model_meta`) as a
-  sentibench encoder, `encode(texts) -> float32 [n, d]`; used by our protocol tasks inside mteb and by
-  `bench`'s runner for in-process models (`sentibench.models.inprocess`).
+- `MtebModelEncoder` (the other direction) lives in `sentibench.embed.mteb_model`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,15 +34,14 @@ def _encoder_class() -> type:
         def __init__(self, model_name: str, revision: str | None = None, *, device: str | None = None,
                      use_cache: bool = True, encoder: Encoder | None = None, **kwargs: Any) -> None:
             """`model_name`: a card, local folder or hub id; or any name for an in-process `encoder`."""
+            from sentibench.models import card_for, load_encoder, prepare
             from sentibench.models.cards import ModelCard
-            from sentibench.models.loaders import card_for, load_encoder
-            from sentibench.models.trained import ready
 
             if encoder is not None:
                 card = ModelCard(name=model_name, loader="in-process", description="in-process encoder",
                                  revision=revision or "in-process")
             else:
-                card = ready(card_for(model_name))
+                card = prepare(card_for(model_name))
                 if revision is not None and revision not in (card.revision, card.hub_revision):
                     raise BenchError(f"model '{card.name}' is at revision {card.revision}, not {revision}")
                 encoder = load_encoder(card, device=device, use_cache=use_cache)
@@ -82,42 +78,3 @@ def get_model(name: str, device: str | None = None, use_cache: bool = True, enco
     """The sentibench model `name` (card, local folder or hub id), or an in-process sentibench `encoder`
     called `name`, as an mteb encoder."""
     return _encoder_class()(name, device=device, use_cache=use_cache, encoder=encoder)
-
-
-GENERIC_TASK = {"name": "sentibench", "type": "STS"}
-"""The task an mteb encoder is told it serves when sentibench calls it outside an mteb task: a symmetric
-sentence-similarity task (prompt-using models pick their STS prompt)."""
-
-
-class MtebModelEncoder:
-    """An mteb encoder as a sentibench encoder (see the module docstring)."""
-
-    def __init__(self, model, task_metadata=None) -> None:
-        require_mteb()
-        meta = getattr(model, "mteb_model_meta", None)
-        self.model = model
-        self.name = meta.name if meta is not None and meta.name else type(model).__name__
-        self.task_metadata = task_metadata or _generic_metadata()
-
-    def encode(self, texts: Sequence[str], batch_size: int = 32,
-               show_progress_bar: bool | None = None) -> np.ndarray:
-        from datasets import Dataset
-        from mteb._create_dataloaders import create_dataloader
-
-        texts = list(texts)
-        loader = create_dataloader(Dataset.from_dict({"text": texts}), task_metadata=self.task_metadata,
-                                   input_column="text", batch_size=batch_size)
-        vectors = self.model.encode(loader, task_metadata=self.task_metadata, hf_split="test",
-                                    hf_subset="default", batch_size=batch_size,
-                                    show_progress_bar=bool(show_progress_bar))
-        if hasattr(vectors, "detach"):
-            vectors = vectors.detach().cpu().float().numpy()
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-
-
-def _generic_metadata():
-    from mteb import TaskMetadata
-
-    return TaskMetadata(name=GENERIC_TASK["name"], type=GENERIC_TASK["type"], description="sentibench encoding",
-                        dataset={"path": "sentibench/none", "revision": "none"}, eval_langs=["eng-Latn"],
-                        main_score="cosine_spearman", category="t2t", modalities=["text"])

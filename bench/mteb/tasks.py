@@ -104,7 +104,7 @@ def _protocol_base() -> type:
             self.data_loaded = True
 
         def _evaluate_subset(self, model, data_split, *, hf_split: str, hf_subset: str, **kwargs: Any) -> dict:
-            from sentibench.mteb.encoder import MtebModelEncoder
+            from sentibench.embed.mteb_model import MtebModelEncoder
 
             encoder = MtebModelEncoder(model, self.metadata)
             evaluation = self.sentibench_task.run(encoder, EvalContext(seed=self.pair_seed,

@@ -19,10 +19,9 @@ from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, r
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import check_dtype, pick_device
 from sentibench.evaluation.uncertainty import UnitValues, units_path
+from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel
-from sentibench.models.loaders import card_for, describe, load_encoder, load_trainable
-from sentibench.models.trained import ready
 from sentibench.results.task_result import (
     git_commit,
     read_result,
@@ -68,7 +67,7 @@ class EncoderPool:
 def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
     """The model called `name` (card, local folder or hub id), trained first if it is a trained card that
     has no checkpoint yet, behind the embedding cache."""
-    return load_encoder(ready(card_for(name)), device=device, use_cache=use_cache)
+    return load_encoder(prepare(card_for(name)), device=device, use_cache=use_cache)
 
 
 def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
@@ -283,7 +282,7 @@ def run(models: list[str | ModelCard | InProcessModel], tasks: list[Task], outpu
                 pending.append(EvalUnit(card.name, task, path))
         if pending:
             refuse_dirty_committed_results(output_folder)
-            card = ready(card)  # a trained card gets its checkpoint (trained now on first use)
+            card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             jobs += _jobs(pending, model, card, settings)
     total = sum(len(job.units) for job in jobs)
     for done, (unit, outcome) in enumerate(settings.executor.run(jobs), 1):

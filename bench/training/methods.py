@@ -1,29 +1,132 @@
-"""Trainable methods (SentiCSE, ...): each registers a `Method`; `bench train` and trained cards call it."""
+"""The method contract: what a trainable method (SentiCSE, SIFTER, InfoDCL, polarity-st, or a plug-in) declares,
+and what it is handed when it trains.
+
+A method is one package that registers a `Method` at import: built-in ones live under `sentibench.models`,
+plug-ins are found through the `sentibench.methods` entry-point group. The package holds only the method's
+ideas (data construction, losses, presets); it never imports the runner, tasks, results or model cards.
+What it needs from those layers reaches it through the request (`TrainRequest.base`, resolved by the caller)
+or, for its own command-line commands, through `Services` (built by the command line).
+"""
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import importlib
-import pkgutil
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sentibench.core.errors import BenchError, unknown_name
-from sentibench.models.cards import ModelCard
+from sentibench.core.errors import BenchError
+from sentibench.core.registry import Registry, load_plugins
+
+if TYPE_CHECKING:
+    from sentibench.embed.encoders import Encoder, TransformerEncoder
+
+
+class BaseModel(Protocol):
+    """The model a method starts from (a card, a local folder or a hub id), resolved once by the caller. Every
+    method loads its base through this one seam, so the base's loading, checks and errors are written once."""
+
+    name: str                 # as the user named it (`--base`)
+
+    def trainable(self, device: str | None = None) -> TransformerEncoder | None:
+        """A fresh float32 copy to fine-tune (None when the model has no transformer weights)."""
+        ...
+
+    def frozen(self, device: str | None = None) -> Encoder:
+        """The model as it is, behind the embedding cache (for example generation from its vectors)."""
+        ...
+
+    def sentence_transformer(self, device: str | None = None, max_length: int | None = None) -> Any:
+        """The model as a `sentence_transformers.SentenceTransformer` (no remote code, local files only)."""
+        ...
 
 
 @dataclass(frozen=True)
 class TrainRequest:
     method: str
-    base: str               # the starting model as the user named it (card name, folder or hub id)
-    base_card: ModelCard    # ... resolved once, by the caller
-    data: str               # dataset name
+    base: BaseModel          # the starting model, resolved by the caller
+    data: str                # dataset name
     preset: str
     seed: int
-    out_dir: Path           # the method writes its checkpoint here (see `sentibench.training.checkpoint`)
+    out_dir: Path            # the method writes its checkpoint here (see `sentibench.training.checkpoint`)
     device: str | None = None
     options: dict[str, Any] = field(default_factory=dict)  # method-specific, e.g. {"ablation": "no-word"}
+
+
+def recipe_hash(recipe: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def make_recipe(method: str, base: str, data: str, preset: str, seed: int = 0,
+                options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The recipe a card records and its checkpoint folder is named by (one normal form)."""
+    return {"method": method, "base": base, "data": data, "preset": preset, "seed": int(seed),
+            "options": dict(sorted((options or {}).items()))}
+
+
+def trainable_base(request: TrainRequest) -> TransformerEncoder:
+    """The request's base as a trainable transformers encoder, or one line saying why not and what to run
+    instead (a hub-only base offline fails here, before any data work)."""
+    try:
+        encoder = request.base.trainable(device=request.device)
+    except BenchError as error:  # keep the reason (first sentence), replace the advice
+        reason = str(error).split(". ")[0].rstrip(".")
+        raise BenchError(f"{request.method} cannot load its base '{request.base.name}': {reason}; "
+                         + offline_alternative(request.method, request.data)) from None
+    if encoder is None:
+        raise BenchError(f"{request.method} needs a transformers checkpoint; '{request.base.name}' has no "
+                         "torch weights")
+    return encoder
+
+
+class Services(Protocol):
+    """What the layers above offer a method's own commands (a sweep trains and scores through them)."""
+
+    def base(self, name: str) -> BaseModel:
+        ...
+
+    def sweep(self, configurations: list[Configuration], output: Path, device: str | None = None
+              ) -> list[dict[str, Any]]:
+        """Train and score each configuration (`sentibench.run.sweep`); one record per configuration."""
+        ...
+
+
+SWEEP_RECORD = "configuration.json"
+"""The file a finished sweep configuration leaves in its folder (what a method's report reads back)."""
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One point of a grid: a recipe to train (or, with `method` None, the untouched base: a grid's
+    reference row), the task that scores it, and the labels the method's report reads back."""
+
+    base: str
+    data: str
+    method: str | None
+    folder: str                                   # the record's folder under the sweep's output
+    task: str
+    preset: str = "cpu"
+    seed: int = 0
+    options: dict[str, str] = field(default_factory=dict)       # the recipe's method options
+    task_options: dict[str, Any] = field(default_factory=dict)  # task fields replaced (e.g. retrieval weights)
+    labels: dict[str, Any] = field(default_factory=dict)        # e.g. {"loss": "triplet", "margin": 0.1}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command-line command a method adds: `path` places it (`("sweep", "polarity-st")` is `bench sweep
+    polarity-st`; a group that does not exist yet is created), `arguments` adds its options to the parser,
+    `run` ("module:function", imported only when the command runs) takes the parsed arguments and `Services`
+    and returns the exit code."""
+
+    path: tuple[str, ...]
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: str
 
 
 def load_entry_point(entry_point: str) -> Any:
@@ -44,39 +147,26 @@ class Method:
     entry_point: str
     description: str
     reference: str
+    commands: tuple[Command, ...] = ()
 
     def train(self, request: TrainRequest) -> dict[str, Any]:
         return load_entry_point(self.entry_point)(request)
 
 
-_METHODS: dict[str, Method] = {}
+METHODS: Registry[Method] = Registry("method", lambda: load_plugins("sentibench.methods"))
+"""Every method: sentibench's own and plug-ins alike are found through the `sentibench.methods` entry points."""
 
 
 def register_method(method: Method) -> Method:
-    _METHODS[method.name] = method
-    return method
-
-
-@cache
-def _discover() -> None:
-    """Import every method subpackage of `sentibench.models`; each registers itself."""
-    import sentibench.models as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.ispkg and info.name != "cards":
-            importlib.import_module(f"sentibench.models.{info.name}")
+    return METHODS.register(method.name, method)
 
 
 def methods() -> dict[str, Method]:
-    _discover()
-    return dict(sorted(_METHODS.items()))
+    return METHODS.items()
 
 
 def get_method(name: str) -> Method:
-    known = methods()
-    if name not in known:
-        raise unknown_name("method", name, known)
-    return known[name]
+    return METHODS.get(name)
 
 
 def check_preset(method: Method, preset: str) -> None:

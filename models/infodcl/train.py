@@ -50,7 +50,7 @@ from sentibench.models.infodcl.losses import dcl_loss, infodcl_loss
 from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi
 from sentibench.models.infodcl.pairs import epoch_pairs
 from sentibench.training.loop import LoopConfig, train_loop
-from sentibench.training.methods import offline_alternative
+from sentibench.training.methods import offline_alternative, trainable_base
 from sentibench.training.mlm_head import MaskedLMHead, build_head
 from sentibench.training.options import apply_options
 
@@ -310,21 +310,12 @@ def prepare(data: str, config: Config) -> tuple[SurrogateCorpus, NpmiMatrix, lis
 
 def train(request) -> dict[str, Any]:
     """`Method.train` for `bench train infodcl` and trained cards (a `methods.TrainRequest`)."""
-    from sentibench.models import load_trainable
-
     config = resolve_config(request.preset, request.options)
     if request.preset == "paper" and not torch.cuda.is_available():
         raise BenchError("InfoDCL's paper preset (batch 128 pairs, 3 epochs) needs a GPU and none is visible; "
                          + offline_alternative("infodcl", request.data))
-    try:
-        encoder = load_trainable(request.base_card, device=request.device)
-    except BenchError as error:
-        reason = str(error).split(". ")[0].rstrip(".")
-        raise BenchError(f"InfoDCL cannot load its base '{request.base}': {reason}; "
-                         + offline_alternative("infodcl", request.data)) from None
-    if encoder is None:
-        raise BenchError(f"InfoDCL needs a transformers checkpoint; '{request.base}' has no torch weights")
+    encoder = trainable_base(request)  # first: a base that cannot be had here fails before any data work
     corpus, npmi, where = prepare(request.data, config)
     report = fit(encoder, corpus, npmi, config, request.seed, Path(request.out_dir))
-    return {**report, "data": request.data, "base": request.base, "preset": request.preset,
+    return {**report, "data": request.data, "base": request.base.name, "preset": request.preset,
             "leakage_checked_against": where}

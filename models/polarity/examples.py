@@ -27,7 +27,6 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-import faiss
 import numpy as np
 
 from sentibench.core.io import atomic_write_bytes
@@ -60,6 +59,8 @@ class Neighbours:
 
 def polarity_neighbours(vectors: np.ndarray, labels: np.ndarray, k: int, threshold: float | None) -> Neighbours:
     """Each sentence's k nearest neighbours per label (binary labels), cosine >= threshold."""
+    import faiss
+
     vectors = metrics.l2_normalise(np.asarray(vectors))
     labels = np.asarray(labels)
     values = np.unique(labels)

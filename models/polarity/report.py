@@ -1,5 +1,5 @@
 """Tables 5 and 6 (P and S per loss x margin x model) and the P-vs-S scatter, rendered from a sweep's
-`unit.json` files only (never typed), beside the paper's MiniLM-6 columns for comparison."""
+`configuration.json` records only (never typed), beside the paper's MiniLM-6 columns for comparison."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from sentibench.core.io import atomic_write_text
-from sentibench.models.polarity.sweep import UNIT_FILE
+from sentibench.training.methods import SWEEP_RECORD
 
 BEGIN, END = "<!-- polarity-sweep:begin -->", "<!-- polarity-sweep:end -->"
 LABELS = {"reference": "Reference", "setfit": "Cosine (SetFit)", "contrastive": "Contrastive",
@@ -29,16 +29,21 @@ PAPER_MINILM_SST2: dict[tuple[str, float | None], tuple[float, float]] = {
 
 
 def load_records(output: Path) -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(Path(output).rglob(UNIT_FILE))]
+    return [json.loads(path.read_text()) for path in sorted(Path(output).rglob(SWEEP_RECORD))]
+
+
+def _labels(record: dict) -> dict:
+    """The grid point's loss and margin, as `sweep.GridPoint.configuration` recorded them."""
+    return record["configuration"]["labels"]
 
 
 def _row_key(record: dict) -> tuple[str, float | None]:
-    return record["unit"]["loss"], record["unit"]["margin"]
+    return _labels(record)["loss"], _labels(record)["margin"]
 
 
 def _column(record: dict) -> str:
-    unit = record["unit"]
-    return f"{unit['base']} / {unit['data']}"
+    configuration = record["configuration"]
+    return f"{configuration['base']} / {configuration['data']}"
 
 
 def _cell(scores: dict, metric: str) -> str:
@@ -72,7 +77,7 @@ def curves(records: list[dict]) -> str:
     if not trained:
         return ""
     epochs = max(len(r["training"]["history"]) for r in trained)
-    rows = [[_column(r), LABELS[r["unit"]["loss"]], "-" if r["unit"]["margin"] is None else f"{r['unit']['margin']:g}",
+    rows = [[_column(r), LABELS[_row_key(r)[0]], "-" if _row_key(r)[1] is None else f"{_row_key(r)[1]:g}",
              *[f"{100 * h['polarity_score']:.1f} / {100 * h['semantic_similarity_score']:.1f}"
                for h in r["training"]["history"]]] for r in trained]
     return tabulate(rows, headers=["model", "loss", "λ", "base", *[f"epoch {e}" for e in range(1, epochs)]],
@@ -91,17 +96,17 @@ def scatter(records: list[dict], path: Path) -> Path:
     colours = dict(zip(ROW_ORDER, plt.get_cmap("tab10").colors))
     shown: set[str] = set()
     for record in records:
-        loss, column = record["unit"]["loss"], _column(record)
+        loss, column = _labels(record)["loss"], _column(record)
         label = f"{LABELS[loss]}" if loss not in shown else None
         shown.add(loss)
         axes.scatter(100 * record["scores"]["semantic_similarity_score"], 100 * record["scores"]["polarity_score"],
                      color=colours[loss], marker=markers[column], label=label, s=40, alpha=0.85)
     margins: dict[tuple[float, float], list[str]] = {}  # coinciding points share one label: "1, 5, 7.5"
     for record in sorted(records, key=lambda r: _order(_row_key(r))):
-        if record["unit"]["margin"] is not None:
+        if _labels(record)["margin"] is not None:
             point = (round(100 * record["scores"]["semantic_similarity_score"], 2),
                      round(100 * record["scores"]["polarity_score"], 2))
-            margins.setdefault(point, []).append(f"{record['unit']['margin']:g}")
+            margins.setdefault(point, []).append(f"{_labels(record)['margin']:g}")
     for point, names in margins.items():
         axes.annotate(", ".join(names), point, fontsize=7, xytext=(3, 2), textcoords="offset points")
     axes.set_xlabel("Semantic Similarity Score S (x100, reference model R = base)")

@@ -17,7 +17,6 @@ from dataclasses import asdict, dataclass
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
-from sentibench.models.polarity.train import sentence_transformer
 from sentibench.training.options import apply_options
 
 
@@ -54,7 +53,7 @@ def train(request) -> dict:
     split = get_dataset(request.data).split("train")
     sample = setfit.sample_dataset(split.select_columns(["text", "label"]), label_column="label",
                                    num_samples=config.samples_per_label, seed=request.seed)
-    body = sentence_transformer(request.base_card, None, request.device)
+    body = request.base.sentence_transformer(request.device)
     evaluation_length = body.max_seq_length        # the checkpoint keeps the base's; training may cap it
     head = setfit.SetFitHead(in_features=body.get_embedding_dimension(), out_features=2,
                              device=body.device)

@@ -1,34 +1,32 @@
-"""The paper's loss x margin x model grid (Tables 5 and 6) as a list of independent units.
+"""The paper's loss x margin x model grid (Tables 5 and 6) as a list of independent configurations.
 
-`units(...)` lists the configurations; `run_unit(unit, output)` trains one (through `bench train`'s
-bookkeeping, checkpoint in the cache), scores it with the retrieval task (reference model R = its base)
-and writes `<output>/<unit.folder>/unit.json` plus the task's result JSON. A unit whose `unit.json` exists
-is skipped, so an interrupted sweep resumes where it stopped; units share nothing but the embedding and
-example caches, so an executor may run them in any order or in parallel. Besides the losses, each (base,
-data) pair has a `reference` unit (the untouched base: the tables' first row) and, when asked for, a
-`setfit` unit (the baseline method).
+`grid(...)` lists the grid's points; `command` hands their `Configuration`s to the engine's sweep
+(`Services.sweep`), which trains each (through `bench train`'s bookkeeping, checkpoint in the cache), scores
+it with the retrieval task (reference model R = its base) and writes `<output>/<folder>/configuration.json`
+plus the task's result JSON. A configuration whose record exists is skipped, so an interrupted sweep resumes
+where it stopped; configurations share nothing but the embedding and example caches, so an executor may run
+them in any order or in parallel. Besides the losses, each (base, data) pair has a `reference` point (the
+untouched base: the tables' first row) and, when asked for, a `setfit` point (the baseline method).
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import sys
-import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sentibench.core.errors import BenchError
-from sentibench.core.io import atomic_write_json
 from sentibench.models.polarity.losses import LOSSES, loss_spec
-from sentibench.models.trained import DONE_FILE, make_recipe, recipe_hash
+from sentibench.training.methods import Configuration, Services, recipe_hash
+from sentibench.training.options import parse_option_pairs
 
-UNIT_FILE = "unit.json"
 BASELINES = ("reference", "setfit")
 
 
 @dataclass(frozen=True)
-class Unit:
-    """One configuration: a loss (or `reference` / `setfit`) with a margin, on a base model and dataset."""
+class GridPoint:
+    """One point of the grid: a loss (or `reference` / `setfit`) with a margin, on a base model and dataset."""
 
     base: str
     data: str
@@ -36,7 +34,7 @@ class Unit:
     margin: float | None = None
     preset: str = "cpu"
     seed: int = 0
-    options: dict[str, str] = field(default_factory=dict)   # further method options, the same for every unit
+    options: dict[str, str] = field(default_factory=dict)   # further method options, the same for every point
 
     @property
     def method(self) -> str | None:
@@ -57,6 +55,15 @@ class Unit:
             group += "-" + recipe_hash(dict(self.options))[:6]
         return f"{group}/{self.loss}" + (f"-m{self.margin:g}" if self.margin is not None else "")
 
+    def configuration(self) -> Configuration:
+        """The point as the engine's sweep runs it: scored by retrieval on its dataset, with the `weights`
+        option (if any) applied to the task as well."""
+        weights = {"weights": self.options["weights"]} if "weights" in self.options else {}
+        return Configuration(base=self.base, data=self.data, method=self.method, folder=self.folder,
+                             task=f"retrieval-{self.data}", preset=self.preset, seed=self.seed,
+                             options=self.recipe_options, task_options=weights,
+                             labels={"loss": self.loss, "margin": self.margin})
+
 
 def parse_margins(text: str) -> list[float] | str:
     """`paper` (Table 2 per loss), `default` (the library's), or a comma-separated list of numbers."""
@@ -68,8 +75,8 @@ def parse_margins(text: str) -> list[float] | str:
         raise BenchError(f"--margins expects 'paper', 'default' or numbers like 0.1,0.5; got '{text}'") from None
 
 
-def units(bases: list[str], datasets: list[str], losses: list[str], margins: list[float] | str = "paper",
-          preset: str = "cpu", seed: int = 0, options: dict[str, str] | None = None) -> list[Unit]:
+def grid(bases: list[str], datasets: list[str], losses: list[str], margins: list[float] | str = "paper",
+          preset: str = "cpu", seed: int = 0, options: dict[str, str] | None = None) -> list[GridPoint]:
     """Every configuration of the grid in a stable order that makes a partial sweep informative: per base
     and dataset the reference, then each loss at its default margin (and SetFit), then the other margins."""
     for name in losses:
@@ -79,91 +86,55 @@ def units(bases: list[str], datasets: list[str], losses: list[str], margins: lis
     for base in bases:
         for data in datasets:
             common = {"base": base, "data": data, "preset": preset, "seed": seed, "options": dict(options or {})}
-            first, rest = [Unit(loss="reference", **common)], []
+            first, rest = [GridPoint(loss="reference", **common)], []
             for name in losses:
                 if name in BASELINES:
-                    first += [] if name == "reference" else [Unit(loss=name, **common)]
+                    first += [] if name == "reference" else [GridPoint(loss=name, **common)]
                     continue
                 spec = LOSSES[name]
                 chosen = (spec.paper_margins if margins == "paper" else (None,) if margins == "default"
                           else tuple(margins)) if spec.default_margin is not None else (None,)
                 default = spec.default_margin if spec.default_margin in chosen else chosen[0]
-                first.append(Unit(loss=name, margin=default, **common))
-                rest += [Unit(loss=name, margin=margin, **common) for margin in chosen if margin != default]
+                first.append(GridPoint(loss=name, margin=default, **common))
+                rest += [GridPoint(loss=name, margin=margin, **common) for margin in chosen if margin != default]
             out += first + rest
     return out
 
 
-def run_unit(unit: Unit, output: Path, device: str | None = None) -> dict:
-    """Train (unless `reference`) and score one unit; its record. Skipped when already finished."""
-    folder = Path(output) / unit.folder
-    if (folder / UNIT_FILE).exists():
-        return json.loads((folder / UNIT_FILE).read_text())
-    started = time.perf_counter()
-    card, report = _trained_card(unit, device)
-    result = _retrieval(unit, card, folder, device)
-    record = {"unit": asdict(unit), "folder": unit.folder, "model": card.name, "recipe": card.recipe or None,
-              "training": report.get("training"), "examples": report.get("examples"),
-              "config": report.get("config"), "scores": result["scores"]["test"][0],
-              "git_commit": result["sentibench"]["git_commit"], "seconds": round(time.perf_counter() - started, 1)}
-    atomic_write_json(folder / UNIT_FILE, record)
-    return record
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base", default="all-minilm-l6-v2", help="comma-separated base models")
+    parser.add_argument("--data", default="mr", help="comma-separated training datasets")
+    parser.add_argument("--losses", default="triplet,contrastive,online-contrastive,mnrl",
+                        help="comma-separated: triplet, contrastive, online-contrastive, mnrl, setfit")
+    parser.add_argument("--margins", default="paper", help="paper (Table 2), default, or numbers like 0.1,0.5")
+    parser.add_argument("--preset", default="cpu", help="cpu (this machine) or paper (GPU)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--option", action="append", default=[], help="method option KEY=VALUE for every point")
+    parser.add_argument("--output", default="sweeps/polarity-st", help="one folder per configuration")
+    parser.add_argument("--docs", default="docs/polarity.md", help="markdown file whose generated block is rewritten")
+    parser.add_argument("--figure", default="docs/figures/polarity_p_vs_s.png")
+    parser.add_argument("--device", help="cpu, cuda, mps (default: best available)")
+    parser.add_argument("--render-only", action="store_true",
+                        help="train nothing: render the tables from the configurations already finished")
 
 
-def _trained_card(unit: Unit, device: str | None):
-    """The unit's model card (the base itself for `reference`), trained into the cache when needed."""
-    import dataclasses
-
-    from sentibench.core.paths import cache_dir
-    from sentibench.models.loaders import card_for
-    from sentibench.models.trained import train
-
-    base = card_for(unit.base)
-    if unit.method is None:
-        return base, {}
-    recipe = make_recipe(unit.method, unit.base, unit.data, unit.preset, unit.seed, unit.recipe_options)
-    checkpoint = cache_dir("sweeps") / f"{unit.method}-{recipe_hash(recipe)}"
-    if not (checkpoint / DONE_FILE).exists():
-        train(unit.method, unit.base, unit.data, unit.preset, unit.seed, options=unit.recipe_options,
-              out_dir=checkpoint, device=device, write_card=False)
-    report = json.loads((checkpoint / DONE_FILE).read_text())
-    name = f"{unit.method}-{base.name}-{unit.folder.rsplit('/', 1)[-1]}-{recipe_hash(recipe)[:6]}"
-    card = dataclasses.replace(
-        base, name=name, loader="trained", revision=f"{recipe_hash(recipe)}-data-{report['data_hash'][:12]}",
-        checkpoint=str(checkpoint), base=base.name, recipe=recipe, package="", registry=[], hub_id=None,
-        training_data=sorted({unit.data, *base.training_data}), max_length=report.get("max_length"))
-    return card, report
+def _names(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise BenchError(f"no name given in {text!r}: give comma-separated names")
+    return names
 
 
-def _retrieval(unit: Unit, card, folder: Path, device: str | None) -> dict:
-    """The retrieval task of the unit's dataset on `card` (R = its base), written beside `unit.json`."""
-    import dataclasses
+def command(args: argparse.Namespace, services: Services) -> int:
+    """`bench sweep polarity-st`: the grid through the engine's sweep, then Tables 5/6 and the scatter."""
+    from sentibench.models.polarity.report import render
 
-    from sentibench.evaluation.uncertainty import units_path
-    from sentibench.models.loaders import load_encoder
-    from sentibench.results.task_result import write_result
-    from sentibench.run.runner import EncoderPool, evaluate_one
-    from sentibench.tasks.base import EvalContext
-    from sentibench.tasks.registry import resolve
-
-    (task,) = resolve([f"retrieval-{unit.data}"])
-    task = dataclasses.replace(task, weights=unit.options.get("weights", task.weights))
-    encoder = load_encoder(card, device=device)
-    context = EvalContext(seed=unit.seed, batch_size=64, model_name=card.name, reference_model=card.reference_model,
-                          load_encoder=EncoderPool({card.name: encoder}, device, True).get)
-    result, units = evaluate_one(card, encoder, task, context)
-    path = folder / f"{task.name}.json"
-    if units is not None:  # first, as the runner does: a result never points at missing unit values
-        units.save(units_path(path))
-    write_result(path, result)
-    return result
-
-
-def run_sweep(grid: list[Unit], output: Path, device: str | None = None) -> list[dict]:
-    """Every unit in turn (finished ones skipped); their records."""
-    records = []
-    for number, unit in enumerate(grid, 1):
-        done = (Path(output) / unit.folder / UNIT_FILE).exists()
-        print(f"[{number}/{len(grid)}] {unit.folder}: {'already done' if done else 'running'}", file=sys.stderr)
-        records.append(run_unit(unit, output, device))
-    return records
+    points = grid(_names(args.base), _names(args.data), _names(args.losses), parse_margins(args.margins),
+                  preset=args.preset, seed=args.seed, options=parse_option_pairs(args.option))
+    output = Path(args.output)
+    if not args.render_only:
+        services.sweep([point.configuration() for point in points], output, device=args.device)
+    render(output, Path(args.docs), Path(args.figure))
+    print(f"{len(points)} configuration(s) {'listed' if args.render_only else 'done'} under {output}; tables in "
+          f"{args.docs}, scatter {args.figure}", file=sys.stderr)
+    return 0

@@ -34,10 +34,8 @@ import numpy as np
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.evaluation.metrics import RANK_WEIGHTS
-from sentibench.models.cards import ModelCard
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
 from sentibench.models.polarity.losses import TripletDistance, build_loss, loss_spec
-from sentibench.training.checkpoint import checkpoint_kind
 from sentibench.training.options import apply_options
 
 
@@ -76,32 +74,6 @@ PRESETS: dict[str, Config] = {
     "cpu": Config(samples_per_epoch=160, epochs=5, batch_size=32, lr=1e-4, pool_size=20_000, eval_limit=100,
                   max_length=64),
 }
-
-
-def sentence_transformer(card: ModelCard, max_length: int | None = None, device: str | None = None):
-    """The base card as a `SentenceTransformer`: its own folder when it is one, else Transformer + Pooling
-    (+ Normalize) built from the card's pooling (no remote code, local files only)."""
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
-
-    from sentibench.embed.encoders import pick_device
-    from sentibench.models.loaders import weights_folder
-
-    folder = weights_folder(card)
-    device = str(pick_device(device))
-    if checkpoint_kind(folder) == "sentence-transformers":
-        model = SentenceTransformer(str(folder), device=device, local_files_only=True, trust_remote_code=False)
-    else:
-        modes = {"mean": "mean", "cls": "cls", "cls_before_pooler": "cls", None: "mean"}
-        if card.pooling not in modes:
-            raise BenchError(f"polarity-st cannot train '{card.name}': pooling '{card.pooling}' has no "
-                             "sentence-transformers module (use mean or cls)")
-        body = Transformer(str(folder), max_seq_length=card.max_length)
-        modules = [body, Pooling(body.get_embedding_dimension(), pooling_mode=modes[card.pooling])]
-        model = SentenceTransformer(modules=[*modules, *([Normalize()] if card.normalize else [])], device=device)
-    if max_length:
-        model.max_seq_length = max_length
-    return model
 
 
 def epoch_rows(pool: np.ndarray, per_epoch: int, epochs: int, seed: int) -> np.ndarray:
@@ -163,9 +135,6 @@ def train(request) -> dict:
         SentenceTransformerTrainingArguments,
     )
 
-    from sentibench.models.loaders import load_encoder
-    from sentibench.models.trained import ready
-
     config = apply_options(PRESETS[request.preset], request.options, owner="polarity-st")
     spec = loss_spec(config.loss)
     dataset = get_dataset(request.data)
@@ -174,18 +143,18 @@ def train(request) -> dict:
     labels = train_split.data.column("label").to_numpy()
     generation = GenerationConfig(spec.input_type, k=config.k, threshold=config.threshold,
                                   pool_size=config.pool_size, seed=request.seed)
-    base_encoder = load_encoder(ready(request.base_card), device=request.device)
+    base_encoder = request.base.frozen(device=request.device)
     pool = example_pool(generation, texts, labels, base_encoder, dataset.content_hash)
     if len(pool.examples) == 0:
         raise BenchError(f"example generation on {request.data} left no {spec.input_type} examples "
                          f"(threshold {config.threshold}): lower the threshold option")
     rows = epoch_rows(pool.examples, config.samples_per_epoch, config.epochs, request.seed)
 
-    model = sentence_transformer(request.base_card, None, request.device)
+    model = request.base.sentence_transformer(request.device)
     evaluation_length = model.max_seq_length       # the checkpoint keeps the base's; training may cap it
     model.max_seq_length = config.max_length or evaluation_length
     loss = build_loss(model, config.loss, config.margin, config.triplet_distance)
-    evaluator = retrieval_evaluator(request.data, request.base_card.name, base_encoder, config.eval_limit,
+    evaluator = retrieval_evaluator(request.data, request.base.name, base_encoder, config.eval_limit,
                                     config.weights, request.seed, request.device)
     steps_per_epoch = math.ceil(config.samples_per_epoch / config.batch_size)
     started = time.perf_counter()

