@@ -289,8 +289,8 @@ def scores_benchmark(args: argparse.Namespace) -> dict:
 # --- report -------------------------------------------------------------------------------------------------
 
 def machine() -> dict:
+    from sentibench.core.provenance import git_commit, versions
     from sentibench.embed.encoders import cpu_bf16_instructions
-    from sentibench.results.task_result import git_commit, versions
 
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())

@@ -316,13 +316,13 @@ def test_unsafe_archives_are_refused_before_anything_is_written(tmp_path, capsys
 
 def test_run_refuses_to_write_the_committed_results_from_a_dirty_tree(fixture_task, tmp_path, monkeypatch, capsys):
     committed = tmp_path / "repo" / "results"
-    monkeypatch.setattr("sentibench.results.task_result.committed_results_dir", lambda: committed)
-    monkeypatch.setattr("sentibench.results.task_result.git_commit", lambda: f"{CLEAN_COMMIT}-dirty")
+    monkeypatch.setattr("sentibench.core.provenance.committed_results_dir", lambda: committed)
+    monkeypatch.setattr("sentibench.core.provenance.git_commit", lambda: f"{CLEAN_COMMIT}-dirty")
     code, _, err = run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(committed))
     assert code == 2 and "refusing to write into the committed" in err and not list(committed.rglob("*.json"))
     code, _, err = run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(tmp_path / "elsewhere"))
     assert code == 0, err
-    monkeypatch.setattr("sentibench.results.task_result.git_commit", lambda: CLEAN_COMMIT)
+    monkeypatch.setattr("sentibench.core.provenance.git_commit", lambda: CLEAN_COMMIT)
     assert run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(committed))[0] == 0
 
 

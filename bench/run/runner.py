@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, Job, LocalExecutor, UnitFailed
+from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import check_dtype, pick_device
@@ -22,15 +23,7 @@ from sentibench.evaluation.uncertainty import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel
-from sentibench.results.task_result import (
-    git_commit,
-    read_result,
-    refuse_dirty_committed_results,
-    result_path,
-    task_result,
-    versions,
-    write_result,
-)
+from sentibench.results.task_result import read_result, result_path, task_result, write_result
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:

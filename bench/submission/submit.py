@@ -28,9 +28,10 @@ import yaml
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.io import atomic_folder, atomic_write_json
+from sentibench.core.provenance import git_commit, versions
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.safety import check_weights_folder
-from sentibench.results.task_result import StoredResult, git_commit, iter_results, result_path, versions
+from sentibench.results.task_result import StoredResult, iter_results, result_path
 from sentibench.run.suite import required_tasks
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog

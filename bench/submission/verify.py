@@ -35,11 +35,12 @@ from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.paths import cache_dir
+from sentibench.core.provenance import git_commit
 from sentibench.models.card_schema import ModelCard, validate_card
 from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
 from sentibench.models.safety import confined, weights_folder_problems
 from sentibench.report.leaderboard import write_leaderboard
-from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, git_commit, iter_results
+from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, iter_results
 from sentibench.submission.archive import safe_extract
 from sentibench.submission.reproduce import Reproduction, reproduce
 from sentibench.submission.submit import (

@@ -1,0 +1,63 @@
+"""Where a result came from: the source tree's commit (dirty or not) and the versions of the libraries that
+shape its numbers. Every record the harness writes (results, training reports, submissions) takes these."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+from sentibench import __version__
+from sentibench.core.errors import BenchError
+
+PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "numpy", "scipy", "scikit-learn",
+            "faiss-cpu")
+
+
+def versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {"sentibench": __version__, "python": platform.python_version()}
+    for package in PACKAGES:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = None
+    return found
+
+
+def git_commit() -> str | None:
+    """The source tree's commit, with `-dirty` when tracked files differ from it (None outside git)."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+        # results/ holds outputs, not code: a run writing into it must not mark its own later results dirty
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(top,exclude)results"], cwd=here, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if commit.returncode != 0:
+        return None
+    return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def committed_results_dir() -> Path | None:
+    """The source tree's own `results/` folder (the committed results), or None outside a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True,
+                             timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return Path(top.stdout.strip()) / "results" if top.returncode == 0 else None
+
+
+def refuse_dirty_committed_results(output_folder: Path) -> None:
+    """Results in the committed `results/` must name a commit that holds the code that made them: refuse
+    to write there from a tree with uncommitted changes (any other output folder is fine)."""
+    committed = committed_results_dir()
+    if committed is None or not Path(output_folder).resolve().is_relative_to(committed.resolve()):
+        return
+    commit = git_commit()
+    if commit is not None and commit.endswith("-dirty"):
+        raise BenchError(f"refusing to write into the committed {committed} from a tree with uncommitted "
+                         "changes: commit first (results record the commit), or pass --output-folder elsewhere")
