@@ -25,9 +25,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
+from sentibench.evaluation.sampling import split_arrays
 from sentibench.report.compare import results_of
 from sentibench.run.runner import open_encoder
-from sentibench.tasks.probe import split_arrays
 
 SEED = 1111
 

@@ -10,32 +10,15 @@ Fine-tuning tasks get a trainable copy only from a sentibench `TransformerEncode
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from sentibench.core.errors import BenchError
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import Encoder, TransformerEncoder
+from sentibench.embed.encoders import Encoder, ObjectEncoder, TransformerEncoder
 from sentibench.models.cards import ModelCard, all_cards
 
 UNVERSIONED = "in-process"
-
-
-class ObjectEncoder:
-    """Any object with a sentence-transformers-like `encode` as a sentibench encoder."""
-
-    def __init__(self, name: str, model: Any) -> None:
-        self.name, self.model = name, model
-
-    def encode(self, texts: Sequence[str], batch_size: int = 32,
-               show_progress_bar: bool | None = None) -> np.ndarray:
-        vectors = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=bool(show_progress_bar))
-        if hasattr(vectors, "detach"):  # a torch tensor
-            vectors = vectors.detach().cpu().float().numpy()
-        return np.asarray(vectors, dtype=np.float32)
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
+from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import capped_indices, split_arrays
 from sentibench.tasks.registry import register_family
 
 DEFINITIONS = {

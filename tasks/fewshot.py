@@ -36,9 +36,10 @@ from sentibench.core.executors import UnitFailed, fan_out
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder, TransformerEncoder
+from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning, widening_search
+from sentibench.evaluation.sampling import capped_indices
 from sentibench.evaluation.uncertainty import t_interval
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import C_GRID, C_LIMITS, capped_indices, grid_edge_warning, widening_search
 from sentibench.tasks.registry import register_family
 from sentibench.training.finetune_config import FineTuneConfig, score
 
@@ -222,7 +223,7 @@ class FewShotTask(Task):
         info = {"test_size": len(keep), "test_full_size": len(test),
                 "test_subset": None if len(keep) == len(test) else
                 {"size": len(keep), "seed": TEST_SUBSET_SEED, "indices_sha256": _digest(keep),
-                 "how": "seeded permutation prefix (sentibench.tasks.probe.capped_indices)"}}
+                 "how": "seeded permutation prefix (sentibench.evaluation.sampling.capped_indices)"}}
         if self.protocol.validation_size is None:
             pool = prepared.split("validation")
             val_texts, val_labels = _texts_and_labels(pool)

@@ -25,29 +25,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation import metrics
+from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
 from sentibench.evaluation.uncertainty import digest, mean_units
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import capped_indices, split_arrays
 from sentibench.tasks.registry import register_family
-
-NDCG_CUTOFF = 10
-
-
-def nearest_neighbours(queries: np.ndarray, lookup: np.ndarray, depth: int) -> np.ndarray:
-    """Indices [n, depth] of each query's nearest lookup rows by cosine (exact, faiss IndexFlatIP)."""
-    import faiss
-
-    lookup = metrics.l2_normalise(lookup)
-    index = faiss.IndexFlatIP(lookup.shape[1])
-    index.add(lookup)
-    _, found = index.search(metrics.l2_normalise(queries), depth)
-    return found
 
 
 @dataclass
@@ -55,62 +38,34 @@ class PolarityRetrieval(Task):
     """k-NN retrieval from a train lookup sample, scored by P, S and label-relevance ranking metrics."""
 
     metadata: TaskMetadata
-    k: int = 16
-    lookup_factor: int = 5
+    k: int = PAPER_K
+    lookup_factor: int = PAPER_LOOKUP_FACTOR
     weights: str = "linear-discount"  # or "uniform" (see the module docstring)
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
-        seed, dataset = context.seed, self.metadata.dataset
-        query_texts, query_labels = split_arrays(dataset, "test", context.limit, seed)
-        query_keep = capped_indices(len(get_dataset(dataset).split("test")), context.limit, seed)
-        train = get_dataset(dataset).split("train")
-        keep = capped_indices(len(train), self.lookup_factor * len(query_texts), seed)
-        train_texts = train.data.column("text").to_pylist()
-        lookup_texts = [train_texts[i] for i in keep]
-        lookup_labels = train.data.column("label").to_numpy()[keep]
-        depth = min(max(self.k, NDCG_CUTOFF), len(lookup_texts))
-        k = min(self.k, depth)
-
-        vectors = encoder.encode(query_texts + lookup_texts, batch_size=context.batch_size)
-        found = nearest_neighbours(vectors[:len(query_texts)], vectors[len(query_texts):], depth)
-
+        seed = context.seed
+        sample = retrieval_sample(self.metadata.dataset, context.limit, seed, self.lookup_factor)
         reference_name = context.reference_model or context.model_name
         same_model = reference_name == context.model_name or context.load_encoder is None
         reference = encoder if same_model else context.load_encoder(reference_name)
-        retrieved = sorted({int(i) for i in found[:, :k].ravel()})
-        ref_vectors = reference.encode(query_texts + [lookup_texts[i] for i in retrieved],
-                                       batch_size=context.batch_size)
-        row_of = {index: len(query_texts) + r for r, index in enumerate(retrieved)}
-        neighbour_ref = ref_vectors[np.vectorize(row_of.get)(found[:, :k])]
-
-        weights = metrics.rank_weights(k, self.weights)
-        polarity = metrics.polarity_scores(query_labels, lookup_labels[found[:, :k]], weights)
-        semantic = metrics.semantic_scores(ref_vectors[:len(query_texts)], neighbour_ref, weights)
-        relevant = lookup_labels[found] == query_labels[:, None]
-        n_relevant = (lookup_labels[None, :] == query_labels[:, None]).sum(axis=1)
-        scores = {
-            "polarity_score": float(polarity.mean()), "polarity_score_std": float(polarity.std()),
-            "semantic_similarity_score": float(semantic.mean()),
-            "semantic_similarity_score_std": float(semantic.std()),
-            f"precision_at_{k}": float(metrics.precision_at_k(relevant, k).mean()),
-            f"mrr_at_{k}": float(metrics.mrr_at_k(relevant, k).mean()),
-            f"ndcg_at_{NDCG_CUTOFF}": float(metrics.ndcg_at_k(relevant, NDCG_CUTOFF, n_relevant).mean()),
-        }
+        scored = score_retrieval(encoder, reference, sample, self.k, self.weights, context.batch_size)
+        queries, lookup = len(sample.query_texts), len(sample.lookup_texts)
         details = {
             "reference_model": reference_name,
             "reference_is_model_itself": same_model,
-            "k": k, "weights": weights.tolist(), "weight_scheme": self.weights,
-            "queries": len(query_texts), "lookup": len(lookup_texts), "lookup_factor": self.lookup_factor,
-            "lookup_capped_by_train_size": len(lookup_texts) < self.lookup_factor * len(query_texts),
+            "k": scored.k, "weights": scored.weights.tolist(), "weight_scheme": self.weights,
+            "queries": queries, "lookup": lookup, "lookup_factor": self.lookup_factor,
+            "lookup_capped_by_train_size": lookup < self.lookup_factor * queries,
             "index": "faiss.IndexFlatIP on L2-normalised float32 (exact cosine)",
-            "limit": context.limit, "seed": seed, "dataset_hash": get_dataset(dataset).content_hash,
-            "query_indices_sha256": digest(query_keep.tolist()), "lookup_indices_sha256": digest(keep.tolist()),
+            "limit": context.limit, "seed": seed, "dataset_hash": sample.dataset_hash,
+            "query_indices_sha256": digest(sample.query_indices.tolist()),
+            "lookup_indices_sha256": digest(sample.lookup_indices.tolist()),
         }
-        units = (mean_units(polarity, "query", {"queries": details["query_indices_sha256"],
-                                                "lookup": details["lookup_indices_sha256"], "k": k,
-                                                "data": details["dataset_hash"]})
+        units = (mean_units(scored.polarity, "query", {"queries": details["query_indices_sha256"],
+                                                       "lookup": details["lookup_indices_sha256"], "k": scored.k,
+                                                       "data": details["dataset_hash"]})
                  if context.intervals else None)
-        return Evaluation({"test": scores}, details, units)
+        return Evaluation({"test": scored.scores}, details, units)
 
 
 def retrieval_family(spec: DatasetSpec) -> PolarityRetrieval | None:

@@ -35,20 +35,19 @@ import numpy as np
 
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import Encoder
-from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import (
+from sentibench.evaluation.classifiers import (
     C_LIMITS,
-    capped_indices,
     chosen_c,
     classification_scores,
     grid_edge_warning,
     item_units,
     kfold_protocol,
     search_on,
-    split_arrays,
     split_protocol,
     widening_search,
 )
+from sentibench.evaluation.sampling import capped_indices, split_arrays
+from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register
 
 Protocol = Literal["kfold", "cv-then-test", "splits"]

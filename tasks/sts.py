@@ -19,9 +19,9 @@ import numpy as np
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
+from sentibench.evaluation.sampling import capped_indices
 from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest, spearman_pseudo_values
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.probe import capped_indices
 from sentibench.tasks.registry import register
 
 

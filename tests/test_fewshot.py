@@ -282,8 +282,8 @@ def test_the_frozen_search_widens_past_an_improving_upper_edge():
     right at C = 16, the top of the first grid, while C = 8 misses it: an improving edge, so 32 .. 256 are
     added; they keep it right (the boundary only moves further toward 0.6), the tie stops the search, and
     the tie goes to the smaller C."""
+    from sentibench.evaluation.classifiers import grid_edge_warning
     from sentibench.tasks.fewshot import frozen_search
-    from sentibench.tasks.probe import grid_edge_warning
 
     x, y = np.array([[0.0], [0.1], [0.2], [1.0]]), np.array([0, 0, 0, 1])
     _, best, by_c = frozen_search(x, y, np.array([[0.75], [0.05]]), np.array([1, 0]), "accuracy", seed=0)

@@ -11,16 +11,10 @@ import pytest
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.parsers import crowdflower_tweets
 from sentibench.data.store import _REGISTRY
+from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning, split_protocol, widening_search
+from sentibench.evaluation.sampling import capped_indices
 from sentibench.tasks.base import EvalContext, TaskMetadata
-from sentibench.tasks.probe import (
-    C_GRID,
-    C_LIMITS,
-    LinearProbe,
-    capped_indices,
-    grid_edge_warning,
-    split_protocol,
-    widening_search,
-)
+from sentibench.tasks.probe import LinearProbe
 
 
 class HashEncoder:
@@ -172,7 +166,7 @@ def test_widening_search_stops_at_its_limit_and_the_result_warns():
 
 
 def test_kfold_item_values_average_to_the_mean_fold_accuracy():
-    from sentibench.tasks.probe import kfold_protocol
+    from sentibench.evaluation.classifiers import kfold_protocol
 
     rng = np.random.default_rng(0)
     y = np.r_[np.zeros(23), np.ones(20)].astype(int)  # 43 items: folds of 9 and 8, unequal

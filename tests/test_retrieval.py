@@ -12,8 +12,9 @@ import pytest
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.parsers import isarcasm_eval
 from sentibench.evaluation import metrics
+from sentibench.evaluation.retrieval import nearest_neighbours
 from sentibench.tasks.base import EvalContext, TaskMetadata
-from sentibench.tasks.retrieval import PolarityRetrieval, nearest_neighbours
+from sentibench.tasks.retrieval import PolarityRetrieval
 
 # Queries and lookup items live on the unit circle at these angles (degrees); label = polarity.
 QUERIES = {"q-pos": (0.0, 1), "q-neg": (180.0, 0)}

@@ -40,7 +40,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sentibench.core.errors import BenchError
 
@@ -404,3 +404,19 @@ def _config_max_length(folder: Path) -> int:
     limit = _read_json(folder / "config.json").get("max_position_embeddings") or 512
     tok_limit = _read_json(folder / "tokenizer_config.json").get("model_max_length") or limit
     return int(min(limit, tok_limit if tok_limit < 100_000 else limit, 512))
+
+
+class ObjectEncoder:
+    """Any object with a sentence-transformers-like `encode` as a sentibench encoder."""
+
+    def __init__(self, name: str, model: Any) -> None:
+        self.name, self.model = name, model
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32,
+               show_progress_bar: bool | None = None) -> np.ndarray:
+        import numpy as np
+
+        vectors = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=bool(show_progress_bar))
+        if hasattr(vectors, "detach"):  # a torch tensor
+            vectors = vectors.detach().cpu().float().numpy()
+        return np.asarray(vectors, dtype=np.float32)

@@ -20,7 +20,7 @@ from sklearn.decomposition import PCA  # noqa: E402
 
 from sentibench.core.errors import BenchError  # noqa: E402
 from sentibench.data import get_dataset  # noqa: E402
-from sentibench.tasks.probe import split_arrays  # noqa: E402
+from sentibench.evaluation.sampling import split_arrays  # noqa: E402
 
 DEFAULT_POINTS = 2000
 

@@ -33,7 +33,9 @@ import numpy as np
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
+from sentibench.embed.encoders import Encoder, ObjectEncoder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
+from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
 from sentibench.models.polarity.losses import TripletDistance, build_loss, loss_spec
 from sentibench.training.options import apply_options
@@ -94,23 +96,13 @@ def training_dataset(rows: np.ndarray, input_type: str, texts: list[str]):
     return Dataset.from_dict(data)
 
 
-def retrieval_evaluator(data: str, base: str, base_encoder, limit: int | None, weights: str, seed: int,
-                        device: str | None):
-    """A sentence-transformers evaluator that scores the model under training with the retrieval task of
-    `data` (its own `evaluate`; reference model R = the base, `base_encoder`, behind the embedding cache)."""
-    import dataclasses
-
+def retrieval_evaluator(data: str, base_encoder: Encoder, limit: int | None, weight_scheme: str, seed: int):
+    """A sentence-transformers evaluator that scores the model under training with the retrieval protocol of
+    `retrieval-{data}` (`sentibench.evaluation.retrieval`: the task's sample and scores; reference model R =
+    the base, `base_encoder`, behind the embedding cache). The sample is drawn once, before training."""
     from sentence_transformers.base.evaluation.evaluator import BaseEvaluator
 
-    from sentibench.models.inprocess import ObjectEncoder
-    from sentibench.run.runner import EncoderPool
-    from sentibench.tasks.base import EvalContext
-    from sentibench.tasks.registry import resolve
-
-    (task,) = resolve([f"retrieval-{data}"])
-    task = dataclasses.replace(task, weights=weights)
-    context = EvalContext(seed=seed, batch_size=64, limit=limit, model_name="polarity-st-in-training",
-                          reference_model=base, load_encoder=EncoderPool({base: base_encoder}, device, True).get)
+    sample = retrieval_sample(data, limit, seed, PAPER_LOOKUP_FACTOR)
 
     class RetrievalEvaluator(BaseEvaluator):
         def __init__(self) -> None:
@@ -119,7 +111,8 @@ def retrieval_evaluator(data: str, base: str, base_encoder, limit: int | None, w
             self.history: list[dict] = []
 
         def __call__(self, model, output_path=None, epoch: float = -1, steps: int = -1) -> dict[str, float]:
-            scores = task.evaluate(ObjectEncoder(context.model_name, model), context).scores["test"]
+            scores = score_retrieval(ObjectEncoder("polarity-st-in-training", model), base_encoder, sample,
+                                     PAPER_K, weight_scheme, batch_size=64).scores
             kept = {"polarity_score": scores["polarity_score"],
                     "semantic_similarity_score": scores["semantic_similarity_score"]}
             self.history.append({"step": max(int(steps), 0), **kept})
@@ -154,8 +147,7 @@ def train(request) -> dict:
     evaluation_length = model.max_seq_length       # the checkpoint keeps the base's; training may cap it
     model.max_seq_length = config.max_length or evaluation_length
     loss = build_loss(model, config.loss, config.margin, config.triplet_distance)
-    evaluator = retrieval_evaluator(request.data, request.base.name, base_encoder, config.eval_limit,
-                                    config.weights, request.seed, request.device)
+    evaluator = retrieval_evaluator(request.data, base_encoder, config.eval_limit, config.weights, request.seed)
     steps_per_epoch = math.ceil(config.samples_per_epoch / config.batch_size)
     started = time.perf_counter()
     evaluator(model, steps=0)
