@@ -36,7 +36,7 @@ from sentibench.core.executors import UnitFailed, fan_out
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder, TransformerEncoder
-from sentibench.evaluation.uncertainty import t_interval
+from sentibench.evaluation.bootstrap import t_interval
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.probe import C_GRID, C_LIMITS, capped_indices, grid_edge_warning, widening_search
 from sentibench.tasks.registry import register_family

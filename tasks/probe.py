@@ -19,7 +19,7 @@ Protocol, per dataset:
   recorded in details.
 Scores use MTEB's names: `accuracy` (main) and `f1` (macro-F1). A C still improving at the widening's
 limit is flagged in details["grid_edge_warning"]. Confidence interval: percentile bootstrap over the test
-items (k-fold: over all items, each counted in its own fold's accuracy; `sentibench.evaluation.uncertainty`).
+items (k-fold: over all items, each counted in its own fold's accuracy; `sentibench.evaluation.units`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.uncertainty import UnitValues, digest, mean_units
+from sentibench.evaluation.units import UnitValues, mean_units
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 

@@ -335,7 +335,7 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
 def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
     import numpy as np
 
-    from sentibench.evaluation.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.units import UnitValues, units_path
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
     result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}
     monkeypatch.setattr(engine_sweep, "load_encoder", lambda card, device=None: object())

@@ -19,7 +19,7 @@ from sentibench.core.provenance import git_commit, refuse_dirty_committed_result
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import check_dtype, pick_device
-from sentibench.evaluation.uncertainty import UnitValues, units_path
+from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel
