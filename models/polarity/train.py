@@ -35,7 +35,7 @@ from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
-from sentibench.models.polarity.losses import TripletDistance, build_loss, loss_spec
+from sentibench.models.polarity.losses import TripletDistance, loss_spec
 from sentibench.training.options import apply_options
 
 
@@ -153,7 +153,7 @@ def train(request) -> dict:
     model = request.base.sentence_transformer(request.device)
     evaluation_length = model.max_seq_length       # the checkpoint keeps the base's; training may cap it
     model.max_seq_length = config.max_length or evaluation_length
-    loss = build_loss(model, config.loss, config.margin, config.triplet_distance)
+    loss = spec.build(model, config.margin, config.triplet_distance)
     evaluator = retrieval_evaluator(request.data, request.base.name, base_encoder, config.eval_limit,
                                     config.weights, request.seed, request.device)
     steps_per_epoch = math.ceil(config.samples_per_epoch / config.batch_size)
