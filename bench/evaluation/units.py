@@ -36,7 +36,7 @@ class UnitValues:
 
     values: np.ndarray
     unit: str            # what one unit is, e.g. "test item", "query", "sentence"
-    method: str          # "percentile bootstrap of the mean" or "linearised bootstrap (...)"
+    method: str          # how the interval resamples them: MEAN or LINEARISED
     units_hash: str      # identifies the units (and their order): paired comparisons need equal hashes
 
     def save(self, path: Path) -> None:
@@ -56,7 +56,6 @@ class UnitValues:
 def units_path(result_path: Path) -> Path:
     """Where a result's unit values live: beside its JSON, `<task>.units.npz`."""
     return Path(result_path).with_suffix(".units.npz")
-
 
 
 def mean_units(values: np.ndarray, unit: str, ids: object) -> UnitValues:
