@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-ci", action="store_true",
                      help="skip confidence intervals and unit values (bench compare then cannot pair them)")
     run.add_argument("--executor", choices=["local", "ray"], default="local",
-                     help="local: in this process (default); ray: each unit a Ray task (the ray extra)")
+                     help="local: in this process (default); ray: each item a Ray task (the ray extra)")
     run.add_argument("--address", help="with --executor ray: a Ray cluster's head, host:port or ray://host:10001 "
                                        "(default: start a local Ray)")
     run.set_defaults(func=cmd_run)

@@ -1,16 +1,16 @@
-"""Local executor vs a local Ray, side by side in one run on the same many-unit workload (issue 16, item 5).
+"""Local executor vs a local Ray, side by side in one run on the same many-item workload (issue 16, item 5).
 
     python benchmarks/bench_executor.py [-m MODELS] [-t TASKS] [--limit N] [--cpus 2] [--noop 200] [--keep DIR]
 
-1. The workload (default: three models x SgTS and probe, 30 units) runs cold through `sentibench.run.runner.run`
+1. The workload (default: three models x SgTS and probe, 30 items) runs cold through `sentibench.run.runner.run`
    with the local executor, then cold again with `RayExecutor(num_cpus=--cpus)`; each run starts from an
    empty embedding cache (a throw-away SENTIBENCH_HOME whose datasets and model folders are links to the
    real ones). Prints both wall times and their ratio (local / Ray: > 1 means Ray is faster), the texts
    each run encoded, and whether the two sets of result files are identical (timing fields aside).
-2. Ray's overhead per unit: `--noop` units that do nothing, fanned out through Ray, wall time / units;
+2. Ray's overhead per item: `--noop` items that do nothing, fanned out through Ray, wall time / items;
    and Ray's fixed start-up on its own: `ray.init`, then one worker per CPU importing the runner (done
    before the Ray run, so the ratio compares warm workers; a second ratio counts the start-up in).
-3. The measured cost of each unit (its result's `evaluation_time`) and each model's job (their sum), the
+3. The measured cost of each item (its result's `evaluation_time`) and each model's job (their sum), the
    inputs of the cluster estimate in docs/executors.md, and the bound no executor beats with whole-model
    jobs: max(total / CPUs, the largest model's job).
 `--keep DIR` keeps both result folders (DIR/local, DIR/ray) for `bench leaderboard` or a diff.
@@ -33,15 +33,15 @@ WORKLOAD_MODELS = "all-minilm-l6-v2,paraphrase-minilm-l3-v2,random"
 WORKLOAD_TASKS = "sgts,probe"
 
 
-def _noop(unit: int) -> int:
-    return unit
+def _noop(item: int) -> int:
+    return item
 
 
-def _import_runner(unit: int) -> int:
-    """What every unit's worker does first: import the runner (torch, transformers, datasets ...)."""
+def _import_runner(item: int) -> int:
+    """What every item's worker does first: import the runner (torch, transformers, datasets ...)."""
     import sentibench.run.runner  # noqa: F401
 
-    return unit
+    return item
 
 
 def timed_run(models, tasks, out: Path, limit, executor):
@@ -53,7 +53,7 @@ def timed_run(models, tasks, out: Path, limit, executor):
     return time.perf_counter() - started, report
 
 
-def unit_costs(folder: Path) -> dict[str, dict[str, float]]:
+def item_costs(folder: Path) -> dict[str, dict[str, float]]:
     """model -> task -> evaluation_time (s) of each written result."""
     costs: dict[str, dict[str, float]] = defaultdict(dict)
     for path in folder.rglob("*.json"):
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-t", "--tasks", default=WORKLOAD_TASKS)
     parser.add_argument("--limit", type=int, default=None, help="cap examples per task (a quick run)")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray")
-    parser.add_argument("--noop", type=int, default=200, help="no-op units for Ray's per-unit overhead")
+    parser.add_argument("--noop", type=int, default=200, help="no-op items for Ray's per-item overhead")
     parser.add_argument("--keep", type=Path, default=None, help="copy both result folders here")
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     args = parser.parse_args(argv)
@@ -110,18 +110,18 @@ def measure(args: argparse.Namespace, home: Path) -> int:
     ray.shutdown()
 
     same = comparable_results(home / "local") == comparable_results(home / "ray")
-    costs = unit_costs(home / "local")
+    costs = item_costs(home / "local")
     numbers = {
         "models": models, "tasks": [t.name for t in tasks], "limit": args.limit, "ray_cpus": args.cpus,
-        "torch_threads": torch.get_num_threads(), "units": len(local.written) + len(local.failed),
+        "torch_threads": torch.get_num_threads(), "items": len(local.written) + len(local.failed),
         "local_s": round(local_s, 2), "ray_s": round(ray_s, 2), "ray_init_s": round(ray_init_s, 2),
         "ray_worker_start_s": round(workers_s, 2), "ratio_local_over_ray": round(local_s / ray_s, 3),
         "ratio_local_over_ray_with_start_up": round(local_s / (ray_init_s + workers_s + ray_s), 3),
         "encoded_local": local.encoded, "encoded_ray": remote.encoded,
         "results_identical": same, "written_local": len(local.written), "written_ray": len(remote.written),
         "failed_ray": remote.failed,
-        "noop_units": args.noop, "ray_overhead_per_unit_s": round(noop_s / args.noop, 4),
-        "unit_cost_s": {m: {t: round(c, 2) for t, c in sorted(tc.items())} for m, tc in costs.items()},
+        "noop_items": args.noop, "ray_overhead_per_item_s": round(noop_s / args.noop, 4),
+        "item_cost_s": {m: {t: round(c, 2) for t, c in sorted(tc.items())} for m, tc in costs.items()},
         "model_cost_s": {m: round(sum(tc.values()), 2) for m, tc in costs.items()},
         # what no executor can beat with whole-model jobs: the CPUs' share of the work, or the largest job
         "ray_bound_s": round(max(sum(map(sum, (tc.values() for tc in costs.values()))) / args.cpus,
@@ -130,7 +130,7 @@ def measure(args: argparse.Namespace, home: Path) -> int:
     print(json.dumps(numbers, indent=2))
     print(f"local {local_s:.1f}s, Ray ({args.cpus} CPUs) {ray_s:.1f}s: ratio local / Ray {local_s / ray_s:.3f} "
           f"(bound: {numbers['ray_bound_s']}s, the larger of the work / CPUs and the largest model's job)")
-    print(f"Ray overhead per unit: {noop_s / args.noop * 1000:.1f} ms ({args.noop} no-op units); start-up: "
+    print(f"Ray overhead per item: {noop_s / args.noop * 1000:.1f} ms ({args.noop} no-op items); start-up: "
           f"ray.init {ray_init_s:.1f}s, {args.cpus} workers importing the runner {workers_s:.1f}s")
     print(f"texts encoded: local {local.encoded}, Ray {remote.encoded}; result files identical: {same}")
     if args.keep:

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
 from sentibench.evaluation.sampling import capped_indices, split_arrays
-from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest
+from sentibench.evaluation.units import LINEARISED, UnitValues
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 

@@ -23,7 +23,8 @@ from typing import Any
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import Executor, LocalExecutor
 from sentibench.embed.encoders import Encoder, TransformerEncoder
-from sentibench.evaluation.uncertainty import UnitValues, describe
+from sentibench.evaluation.bootstrap import describe
+from sentibench.evaluation.units import UnitValues
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"
 
@@ -78,7 +79,7 @@ class Evaluation:
 
     scores: dict[str, Scores]
     details: dict[str, Any] = field(default_factory=dict)
-    # The main score as one value per evaluation unit (sentibench.evaluation.uncertainty): its bootstrap interval goes
+    # The main score as one value per evaluation unit (sentibench.evaluation.units): its bootstrap interval goes
     # to details["confidence_interval"], the values beside the result JSON for paired comparisons.
     units: UnitValues | None = None
 

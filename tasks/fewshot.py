@@ -15,7 +15,7 @@ examples. Encoders without trainable torch weights only run the frozen twins.
 
 Seeds are `context.seed + i`, i < seeds; the confidence interval of the mean over seeds is Student's t
 (seeds are the units; `bench compare` pairs models seed by seed). Each fine-tuning seed is an independent
-unit (`SeedRun`) fanned out through the run's executor: in this process by default, one Ray task per seed
+work item (`SeedRun`) fanned out through the run's executor: in this process by default, one Ray task per seed
 with `--executor ray`. A test split larger than `test_cap` (IMDB) is replaced by a fixed seeded sample
 (seed `TEST_SUBSET_SEED`, the probe task's prefix sampling), recorded in the result.
 """
@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sentibench.core.errors import BenchError
-from sentibench.core.executors import UnitFailed, fan_out
+from sentibench.core.executors import ItemFailed, fan_out
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder, TransformerEncoder
+from sentibench.evaluation.bootstrap import t_interval
 from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning, widening_search
 from sentibench.evaluation.sampling import capped_indices
-from sentibench.evaluation.uncertainty import t_interval
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 from sentibench.training.finetune_config import FineTuneConfig, score
@@ -72,7 +72,9 @@ def frozen_search(x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray, 
 
 
 @dataclass(frozen=True)
-class Protocol:
+class FewShotProtocol:
+    """A paper's few-shot evaluation design: how many examples, drawn how, validated how, trained how."""
+
     name: str
     per_class: bool                 # True: `size` examples per class (K); False: `size` in total (N)
     sizes: tuple[int, ...]
@@ -82,12 +84,12 @@ class Protocol:
     reference: str
 
 
-SENTICSE = Protocol(
+SENTICSE = FewShotProtocol(
     name="senticse", per_class=True, sizes=(1, 5), seeds=10, validation_size=500,
     config=FineTuneConfig(learning_rate=1e-5, batch_size=16, weight_decay=0.01, max_epochs=100, patience=5,
                           eval_steps=20, metric="accuracy"),
     reference="SentiCSE (Kim et al., 2024), §4.4 and Table 12")
-INFODCL = Protocol(
+INFODCL = FewShotProtocol(
     name="infodcl", per_class=False, sizes=(20, 100, 500, 1000), seeds=5, validation_size=None,
     config=FineTuneConfig(learning_rate=1e-5, batch_size=32, weight_decay=0.0, max_epochs=20, patience=5,
                           eval_steps=None, metric="f1"),
@@ -160,7 +162,7 @@ every gradient step, and early stopping can pick another epoch."""
 
 @dataclass(frozen=True)
 class SeedRun:
-    """One seed's fine-tuning examples: the unit few-shot tasks fan out (`sentibench.core.executors.fan_out`)."""
+    """One seed's fine-tuning examples: the item few-shot tasks fan out (`sentibench.core.executors.fan_out`)."""
 
     task: str
     seed: int
@@ -174,15 +176,15 @@ class SeedRun:
         return f"{self.task} seed {self.seed}"
 
 
-def fine_tune_seed(unit: SeedRun, load_trainable: Callable[[], TransformerEncoder], test_texts: list[str],
+def fine_tune_seed(seed_run: SeedRun, load_trainable: Callable[[], TransformerEncoder], test_texts: list[str],
                    num_labels: int, config: FineTuneConfig) -> dict:
     """Fine-tune a fresh copy of the pretrained weights on one seed's draw; predict test."""
     from sentibench.training.finetune import EvalSet, fine_tune
 
     encoder = load_trainable()
-    validation = EvalSet(encoder, unit.validation_texts, config.eval_batch_size)
-    model, run = fine_tune(encoder, unit.train_texts, unit.train_labels, validation, unit.validation_labels,
-                           num_labels, config, unit.seed)
+    validation = EvalSet(encoder, seed_run.validation_texts, config.eval_batch_size)
+    model, run = fine_tune(encoder, seed_run.train_texts, seed_run.train_labels, validation,
+                           seed_run.validation_labels, num_labels, config, seed_run.seed)
     return {"predicted": EvalSet(encoder, test_texts, config.eval_batch_size).predict(model),
             "validation_score": run.best_score, "best_step": run.best_step, "steps": run.steps,
             "epochs": run.epochs, "stopped_early": run.stopped_early,
@@ -192,7 +194,7 @@ def fine_tune_seed(unit: SeedRun, load_trainable: Callable[[], TransformerEncode
 class FewShotTask(Task):
     """One protocol at one K/N on one dataset, fine-tuned (or, `frozen=True`, logistic regression)."""
 
-    def __init__(self, protocol: Protocol, size: int, dataset: str, frozen: bool = False,
+    def __init__(self, protocol: FewShotProtocol, size: int, dataset: str, frozen: bool = False,
                  test_cap: int | None = None, groups: tuple[str, ...] = (), note: str = "") -> None:
         self.protocol, self.size, self.frozen, self.test_cap = protocol, size, frozen, test_cap
         letter = "k" if protocol.per_class else "n"
@@ -253,14 +255,14 @@ class FewShotTask(Task):
         return self._aggregate(data, draws, runs)
 
     def _fine_tuned(self, data: Data, draws: list[Draw], context: EvalContext) -> list[dict]:
-        """One unit per seed, fanned out through the run's executor (in this process by default)."""
+        """One item per seed, fanned out through the run's executor (in this process by default)."""
         from tqdm.auto import tqdm
 
         if context.load_trainable() is None:
             raise BenchError(f"'{self.name}' fine-tunes the encoder, but model '{context.model_name}' has no "
                              f"trainable torch weights; run '{self.frozen_name}' (logistic regression on frozen "
                              "embeddings) instead")
-        units = [SeedRun(self.name, draw.seed, [data.train_texts[i] for i in draw.train],
+        seed_runs = [SeedRun(self.name, draw.seed, [data.train_texts[i] for i in draw.train],
                          data.train_labels[draw.train].tolist(),
                          [data.validation_texts[i] for i in draw.validation],
                          data.validation_labels[draw.validation].tolist()) for draw in draws]
@@ -268,14 +270,14 @@ class FewShotTask(Task):
         work = partial(fine_tune_seed, load_trainable=context.load_trainable, test_texts=data.test_texts,
                        num_labels=num_labels, config=self.protocol.config)
         runs, failed = {}, []
-        with tqdm(total=len(units), desc=f"{self.name} seeds", unit="seed", file=sys.stderr) as bar:
-            for unit, outcome in fan_out(context.executor, work, units, trains=True):
-                if isinstance(outcome, UnitFailed):
-                    failed.append(f"{unit.label}: {outcome.message}")
+        with tqdm(total=len(seed_runs), desc=f"{self.name} seeds", unit="seed", file=sys.stderr) as bar:
+            for seed_run, outcome in fan_out(context.executor, work, seed_runs, trains=True):
+                if isinstance(outcome, ItemFailed):
+                    failed.append(f"{seed_run.label}: {outcome.message}")
                     continue
-                runs[unit.seed] = outcome
+                runs[seed_run.seed] = outcome
                 test = score(self.protocol.config.metric, data.test_labels, outcome["predicted"])
-                bar.set_postfix(seed=unit.seed, test=f"{test:.3f}")
+                bar.set_postfix(seed=seed_run.seed, test=f"{test:.3f}")
                 bar.update()
         if failed:
             raise BenchError("; ".join(failed))
@@ -346,7 +348,7 @@ class FewShotTask(Task):
 CPU_DEFAULT_DATASETS = ("mr", "vader-amazon", "vader-tweets")
 
 
-def _in_default_group(protocol: Protocol, size: int, spec: DatasetSpec, frozen: bool) -> bool:
+def _in_default_group(protocol: FewShotProtocol, size: int, spec: DatasetSpec, frozen: bool) -> bool:
     if spec.has("long"):
         return frozen and protocol is SENTICSE
     if spec.name not in CPU_DEFAULT_DATASETS:

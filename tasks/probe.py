@@ -19,7 +19,7 @@ Protocol, per dataset:
   recorded in details.
 Scores use MTEB's names: `accuracy` (main) and `f1` (macro-F1). A C still improving at the widening's
 limit is flagged in details["grid_edge_warning"]. Confidence interval: percentile bootstrap over the test
-items (k-fold: over all items, each counted in its own fold's accuracy; `sentibench.evaluation.uncertainty`).
+items (k-fold: over all items, each counted in its own fold's accuracy; `sentibench.evaluation.units`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
@@ -41,7 +42,6 @@ from sentibench.evaluation.classifiers import (
     split_protocol,
 )
 from sentibench.evaluation.sampling import capped_indices, split_arrays
-from sentibench.evaluation.uncertainty import digest
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sentibench.core.hashing import digest
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
-from sentibench.evaluation.uncertainty import digest, mean_units
+from sentibench.evaluation.units import mean_units
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 

@@ -18,7 +18,7 @@ the `sgts-paper-*` tasks (group `sgts-paper`); version 1's 4,000 sampled pairs a
 `sgts_on_split(..., design="sampled")`.
 
 Confidence interval: pairs share sentences, so the unit is the sentence: the linearised bootstrap over
-the 2m sentences (`sentibench.evaluation.uncertainty.spearman_influence`, each pair weighted by the product of
+the 2m sentences (`sentibench.evaluation.spearman.spearman_influence`, each pair weighted by the product of
 its two sentences' weights). Evaluation uses the test split; model selection (trainers) uses the
 validation split, never the test sentences.
 """
@@ -30,7 +30,8 @@ from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
 from sentibench.evaluation.sgts import Design, pair_unit_sums, sgts_all_pairs, sgts_on_split
-from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, spearman_influence
+from sentibench.evaluation.spearman import spearman_influence
+from sentibench.evaluation.units import LINEARISED, UnitValues
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 

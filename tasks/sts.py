@@ -7,7 +7,7 @@ A dataset whose rows carry a `subset` column (SentEval's STS12-16 layout: one fi
 reports, under SentEval's names, `all_*` (pooled over subsets; equals the plain score), `mean_*` (the
 unweighted mean of per-subset correlations) and `wmean_*` (weighted by subset size); per-subset values go
 to details. STS-B is evaluated on test and dev; STS12-16 and SICK-R on test (hub only).
-Confidence interval (main split): the linearised bootstrap over sentence pairs (`sentibench.evaluation.uncertainty`).
+Confidence interval (main split): the linearised bootstrap over sentence pairs (`sentibench.evaluation.units`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
 from sentibench.evaluation.sampling import capped_indices
-from sentibench.evaluation.uncertainty import LINEARISED, UnitValues, digest, spearman_pseudo_values
+from sentibench.evaluation.spearman import spearman_pseudo_values
+from sentibench.evaluation.units import LINEARISED, UnitValues
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register
 

@@ -119,7 +119,7 @@ def test_leaderboard_gives_fine_tuned_and_frozen_fewshot_their_own_tables(tmp_pa
 
 def _with_units(root, model, task, values, low, high):
     """A result whose main score is mean(values), its interval [low, high] and its unit values stored."""
-    from sentibench.evaluation.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.units import UnitValues, units_path
 
     score = float(np.mean(values))
     result = task_result(task, "hash", {"test": {"main_score": score, "accuracy": score}}, 1.0,
@@ -150,7 +150,7 @@ def test_leaderboard_shows_intervals_best_and_not_significantly_worse(tmp_path):
 
 
 def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_path):
-    from sentibench.evaluation.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.units import UnitValues, units_path
 
     def write(model, values):
         path = result_path(tmp_path, model, "r", "sgts-mr")

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from sentibench.cli import main
-from sentibench.evaluation.uncertainty import UnitValues, units_path
+from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.report.compare import compare, render
 from sentibench.results.task_result import result_path, task_result, write_result
 

@@ -1,6 +1,6 @@
 """The executor seam: a run on a local Ray (2 CPUs, a deterministic fake encoder) writes the same result
 files as the local executor and encodes each distinct text once; few-shot seeds fan out with the same
-scores; a killed worker's unit reruns while finished units are not redone; a unit lost too often fails
+scores; a killed worker's item reruns while finished items are not redone; an item lost too often fails
 alone and named; a run resumes after its driver is killed; a missing Ray or an unreachable cluster is one
 line. Helpers live at module level: Ray workers import them from `tests/` (see the `ray_cluster` fixture)."""
 
@@ -29,7 +29,7 @@ from sentibench.results.task_result import comparable_results
 from sentibench.run.executors import get_executor
 from sentibench.run.runner import run
 from sentibench.tasks.base import Evaluation, Task, TaskMetadata
-from sentibench.tasks.fewshot import FewShotTask, Protocol
+from sentibench.tasks.fewshot import FewShotProtocol, FewShotTask
 from sentibench.tasks.registry import all_tasks
 from sentibench.training.finetune import FineTuneConfig
 
@@ -84,7 +84,7 @@ class Marked(Task):
 
 @dataclass
 class Sleepy(Task):
-    """Scores nothing useful; takes `seconds` (the unit a test kills its driver during)."""
+    """Scores nothing useful; takes `seconds` (the item a test kills its driver during)."""
 
     seconds: float
 
@@ -114,7 +114,7 @@ def reviews():
     return frozen_tasks()
 
 
-def test_local_fan_out_yields_each_unit_with_its_outcome_in_order():
+def test_local_fan_out_yields_each_item_with_its_outcome_in_order():
     assert list(fan_out(LocalExecutor(), abs, [-2, 3, -5])) == [(-2, 2), (3, 3), (-5, 5)]
 
 
@@ -147,7 +147,7 @@ def test_fewshot_seeds_fan_out_on_ray_with_the_local_scores(ray_cluster, reviews
 
     config = FineTuneConfig(learning_rate=3e-3, batch_size=8, weight_decay=0.01, max_epochs=6, patience=2,
                             eval_steps=2, metric="accuracy")
-    protocol = Protocol(name="toy", per_class=True, sizes=(1, 2), seeds=2, validation_size=8, config=config,
+    protocol = FewShotProtocol(name="toy", per_class=True, sizes=(1, 2), seeds=2, validation_size=8, config=config,
                         reference="test")
     tasks = [FewShotTask(protocol, size, DATASET) for size in protocol.sizes]
     model = InProcessModel("tiny", tiny_bert(), revision="seeded-0")
@@ -164,20 +164,20 @@ def test_fewshot_seeds_fan_out_on_ray_with_the_local_scores(ray_cluster, reviews
     assert [s["seed"] for r in ray.values() for s in r["sentibench"]["details"]["per_seed"]] == [0, 1, 0, 1]
 
 
-def gpu_ids(_unit) -> list:
+def gpu_ids(_item) -> list:
     import ray
 
     return ray.get_gpu_ids()
 
 
-def test_units_that_train_ask_for_a_gpu_where_the_cluster_has_one(ray_cluster):
+def test_items_that_train_ask_for_a_gpu_where_the_cluster_has_one(ray_cluster):
     from sentibench.run.ray_executor import RayExecutor
 
     assert [len(ids) for _, ids in fan_out(RayExecutor(), gpu_ids, ["train", "train"], trains=True)] == [1, 1]
     assert [ids for _, ids in fan_out(RayExecutor(), gpu_ids, ["encode"])] == [[]]
 
 
-def test_a_killed_worker_reruns_its_unit_and_redoes_no_finished_one(ray_cluster, reviews, tmp_path):
+def test_a_killed_worker_reruns_its_item_and_redoes_no_finished_one(ray_cluster, reviews, tmp_path):
     from sentibench.run.ray_executor import RayExecutor
 
     log = tmp_path / "evaluated.log"
@@ -193,7 +193,7 @@ def test_a_killed_worker_reruns_its_unit_and_redoes_no_finished_one(ray_cluster,
     assert comparable_results(tmp_path / "ray") == comparable_results(tmp_path / "local")
 
 
-def test_a_unit_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_path):
+def test_an_item_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_path):
     from sentibench.run.ray_executor import RayExecutor
 
     sgts, probe, _, align = reviews
@@ -231,7 +231,7 @@ def test_a_run_resumes_after_its_driver_is_killed(ray_cluster, reviews, tmp_path
         deadline = time.monotonic() + 120
         while not list(out.rglob("*.json")) and time.monotonic() < deadline and driver.poll() is None:
             time.sleep(0.2)
-        (first,) = out.rglob("*.json")  # SgTS is done; the sleepy unit is running
+        (first,) = out.rglob("*.json")  # SgTS is done; the sleepy item is running
     finally:
         driver.send_signal(signal.SIGKILL)
         driver.wait()
@@ -239,10 +239,10 @@ def test_a_run_resumes_after_its_driver_is_killed(ray_cluster, reviews, tmp_path
     deadline = time.monotonic() + 30
     while ray_cluster.available_resources().get("CPU") != 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert ray_cluster.available_resources().get("CPU") == 2, "the dead driver's running unit was released"
+    assert ray_cluster.available_resources().get("CPU") == 2, "the dead driver's running item was released"
     sgts = reviews[0]
     report = run(["random"], [sgts, Sleepy(0.0)], out, encoder_factory=FakeFactory(tag), executor=RayExecutor())
-    assert report.skipped == [first] and first.read_bytes() == written_before, "finished units are not redone"
+    assert report.skipped == [first] and first.read_bytes() == written_before, "finished items are not redone"
     assert [p.name for p in report.written] == ["sleepy.json"] and report.encoded == 0
 
 

@@ -20,8 +20,8 @@ from sentibench.tasks.base import EvalContext
 from sentibench.tasks.fewshot import (
     INFODCL,
     SENTICSE,
+    FewShotProtocol,
     FewShotTask,
-    Protocol,
     sample_per_class,
     sample_rest,
     sample_stratified,
@@ -77,7 +77,7 @@ def tiny_bert() -> TransformerEncoder:
 
 TOY_CONFIG = FineTuneConfig(learning_rate=3e-3, batch_size=16, weight_decay=0.01, max_epochs=40, patience=3,
                             eval_steps=5, metric="accuracy")
-TOY_PROTOCOL = Protocol(name="toy", per_class=True, sizes=(4,), seeds=2, validation_size=8, config=TOY_CONFIG,
+TOY_PROTOCOL = FewShotProtocol(name="toy", per_class=True, sizes=(4,), seeds=2, validation_size=8, config=TOY_CONFIG,
                         reference="test")
 
 
@@ -172,7 +172,7 @@ def test_tiny_bert_learns_the_separable_toy_set(toy_dataset):
 
 def test_n_protocol_validates_each_epoch_on_the_validation_split(toy_dataset):
     config = dataclasses.replace(TOY_CONFIG, batch_size=4, eval_steps=None, metric="f1", max_epochs=6, patience=2)
-    protocol = Protocol(name="toyn", per_class=False, sizes=(10,), seeds=1, validation_size=None, config=config,
+    protocol = FewShotProtocol(name="toyn", per_class=False, sizes=(10,), seeds=1, validation_size=None, config=config,
                         reference="test")
     evaluation = FewShotTask(protocol, 10, toy_dataset).run(None, _context())
     run = evaluation.details["per_seed"][0]

@@ -5,12 +5,34 @@ import math
 import pytest
 import torch
 
-from sentibench.models.infodcl.losses import ccl_loss, dcl_loss, infodcl_loss, lcl_lit_loss, weighted_supcon
+from sentibench.models.infodcl.losses import (
+    CorpusAwareContrastiveLoss,
+    DistantContrastiveLoss,
+    InfoDCLLoss,
+    LabelAwareContrastiveLoss,
+    WeightedSupConLoss,
+)
 
 LABELS = torch.tensor([0, 1, 0, 2, 1, 0])
 W = torch.tensor([[0.0, 0.3, 1.0],     # row = anchor label; the diagonal is never read (same-label weight 1)
                   [0.5, 0.0, 0.8],
                   [1.0, 0.25, 0.0]])
+
+
+def ccl_loss(h, labels, weight_matrix, tau):
+    return CorpusAwareContrastiveLoss(weight_matrix, tau)(h, labels)
+
+
+def lcl_lit_loss(h, labels, logits, tau, detach=False):
+    return LabelAwareContrastiveLoss(tau, detach)(h, labels, logits)
+
+
+def dcl_loss(h, labels, tau, gamma, weight_matrix, logits):
+    return DistantContrastiveLoss(tau, gamma, weight_matrix, label_aware=logits is not None)(h, labels, logits)
+
+
+def infodcl_loss(dcl, mlm, slp, lambda_mlm, lambda_slp):
+    return InfoDCLLoss(lambda_mlm, lambda_slp)(dcl, mlm, slp)
 
 
 def embeddings(seed=0, n=6, d=4):
@@ -82,7 +104,7 @@ def test_anchors_without_a_positive_are_left_out_and_never_nan():
     expected = reference(h.detach(), labels, lambda i, a: 1.0, 0.1)
     loss = ccl_loss(h, labels, torch.ones(3, 3), 0.1)
     assert loss.item() == pytest.approx(expected, rel=1e-5)
-    none = weighted_supcon(h, torch.tensor([0, 1, 2, 3]), torch.zeros(4, 4), 0.1)
+    none = WeightedSupConLoss(0.1)(h, torch.tensor([0, 1, 2, 3]), torch.zeros(4, 4))
     none.backward()
     assert none.item() == 0.0 and torch.isfinite(h.grad).all()
 

@@ -17,7 +17,7 @@ from sentibench.core.errors import BenchError
 from sentibench.evaluation import metrics
 from sentibench.models.polarity import examples as ex
 from sentibench.models.polarity import sweep
-from sentibench.models.polarity.losses import LOSSES, build_loss
+from sentibench.models.polarity.losses import LOSSES
 from sentibench.run import sweep as engine_sweep
 from sentibench.training.methods import SWEEP_RECORD
 
@@ -129,7 +129,7 @@ def triplet_gradients(distance: str, margin: float, scale: float) -> torch.Tenso
     torch.manual_seed(0)
     anchor, positive, negative = (scale * torch.randn(8, 4) for _ in range(3))
     anchor.requires_grad_(True)
-    loss = build_loss(Identity(), "triplet", margin, distance)
+    loss = LOSSES["triplet"].build(Identity(), margin, distance)
     loss([{"x": anchor}, {"x": positive}, {"x": negative}], None).backward()
     return anchor.grad
 
@@ -152,14 +152,14 @@ def test_losses_are_the_library_classes_with_table_2_margins():
     from sentence_transformers.sentence_transformer import losses
 
     model = Identity()
-    assert isinstance(build_loss(model, "triplet", None), losses.TripletLoss)
-    assert build_loss(model, "triplet", None).triplet_margin == 5.0
-    assert build_loss(model, "contrastive", 0.25).margin == 0.25
-    assert isinstance(build_loss(model, "online-contrastive", None), losses.OnlineContrastiveLoss)
-    assert build_loss(model, "online-contrastive", None).margin == 0.5
-    assert isinstance(build_loss(model, "mnrl", None), losses.MultipleNegativesRankingLoss)
+    assert isinstance(LOSSES["triplet"].build(model, None), losses.TripletLoss)
+    assert LOSSES["triplet"].build(model, None).triplet_margin == 5.0
+    assert LOSSES["contrastive"].build(model, 0.25).margin == 0.25
+    assert isinstance(LOSSES["online-contrastive"].build(model, None), losses.OnlineContrastiveLoss)
+    assert LOSSES["online-contrastive"].build(model, None).margin == 0.5
+    assert isinstance(LOSSES["mnrl"].build(model, None), losses.MultipleNegativesRankingLoss)
     with pytest.raises(BenchError):
-        build_loss(model, "mnrl", 0.5)
+        LOSSES["mnrl"].build(model, 0.5)
     assert sum(max(1, len(spec.paper_margins)) for spec in LOSSES.values()) == 17  # the paper's 17 per model
 
 
@@ -202,7 +202,7 @@ def test_a_tiny_run_of_each_loss_lowers_it(tiny_bert, loss_name):
     card = ModelCard(name="tiny", loader="transformers", description="t", revision="t", checkpoint=str(tiny_bert),
                      pooling="mean")
     model = sentence_transformer(card, max_length=16, device="cpu")
-    loss = build_loss(model, loss_name, 0.5 if loss_name != "mnrl" else None)
+    loss = LOSSES[loss_name].build(model, 0.5 if loss_name != "mnrl" else None)
 
     def value() -> float:
         trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=dataset, eval_dataset=dataset,
@@ -335,7 +335,7 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
 def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
     import numpy as np
 
-    from sentibench.evaluation.uncertainty import UnitValues, units_path
+    from sentibench.evaluation.units import UnitValues, units_path
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
     result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}
     monkeypatch.setattr(engine_sweep, "load_encoder", lambda card, device=None: object())

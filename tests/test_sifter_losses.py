@@ -6,9 +6,9 @@ import math
 import pytest
 import torch
 
-from sentibench.models.sifter.losses import sifter_loss
+from sentibench.models.sifter.losses import SifterLoss
 from sentibench.models.sifter.lstm import SifterLSTM, lstm_layer, lstm_step
-from sentibench.training.contrastive import info_nce
+from sentibench.training.contrastive import InfoNCELoss
 
 
 def slow_info_nce(a, b, tau):
@@ -21,6 +21,14 @@ def slow_info_nce(a, b, tau):
         denominator = sum(math.exp(cos(a[i], b[j]) / tau) for j in range(len(b)))
         total += -math.log(math.exp(cos(a[i], b[i]) / tau) / denominator)
     return total / len(a)
+
+
+def info_nce(a, b, tau):
+    return InfoNCELoss(tau)(a, b)
+
+
+def sifter_loss(x, y, z, temperature=0.05, lambdas=(1.0, 1.0, 1.0)):
+    return SifterLoss(temperature, lambdas)(x, y, z)
 
 
 def test_info_nce_matches_a_slow_loop():

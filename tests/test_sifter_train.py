@@ -16,10 +16,10 @@ from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.corpus import CorpusSource, paper_filter, sentence_rows, split_sentences
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.sifter import lstm_train, simcse
-from sentibench.models.sifter.losses import sifter_loss
+from sentibench.models.sifter.losses import SifterLoss
 from sentibench.models.trained import CardBase
 from sentibench.training.checkpoint import load_module_checkpoint
-from sentibench.training.contrastive import info_nce
+from sentibench.training.contrastive import InfoNCELoss
 
 SENTENCES = ["a fine film with a great cast", "the plot is dull and the acting is bad", "i loved the music",
              "a boring mess of a movie", "the story is warm and funny", "the ending was terrible",
@@ -78,8 +78,8 @@ def _batch_loss(encoder, texts, y_plus, z_plus, variant):
     with torch.no_grad():
         vectors = encoder.embed(encoder.tokenize(texts + y_plus + z_plus)).split(len(texts))
     if variant == "simcse":
-        return info_nce(vectors[0], vectors[1]).item()
-    return sifter_loss(*vectors)[0].item()
+        return InfoNCELoss()(vectors[0], vectors[1]).item()
+    return SifterLoss()(*vectors)[0].item()
 
 
 @pytest.mark.parametrize("variant", ["sifter", "simcse"])

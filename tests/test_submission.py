@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from sentibench.cli import main
-from sentibench.submission.submit import MANIFEST, sha256_file
+from sentibench.core.hashing import sha256_file
+from sentibench.submission.submit import MANIFEST
 
 TASK = "sgts-fixture-reviews"
 CLEAN_COMMIT = "0123456789abcdef0123456789abcdef01234567"

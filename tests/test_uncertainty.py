@@ -5,17 +5,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sentibench.evaluation import metrics, uncertainty
-from sentibench.evaluation.uncertainty import (
-    UnitValues,
-    bootstrap_means,
-    interval,
-    paired_bootstrap,
-    sort_order,
-    spearman_influence,
-    spearman_pseudo_values,
-    t_interval,
-)
+from sentibench.evaluation import metrics, spearman
+from sentibench.evaluation.bootstrap import bootstrap_means, interval, paired_bootstrap, t_interval
+from sentibench.evaluation.spearman import sort_order, spearman_influence, spearman_pseudo_values
+from sentibench.evaluation.units import UnitValues
 
 
 def test_percentile_interval_covers_a_known_mean_at_about_the_nominal_rate():
@@ -200,8 +193,8 @@ def test_fast_binary_path_gives_the_general_paths_bits():
         gold[:2] = (0.0, 1.0)
         order, tied = sort_order(similarity)
         assert not tied
-        rho_fast, fast = uncertainty._binary_untied_influence(order, gold)
-        rho_general, general = uncertainty._general_influence(similarity, gold, order, binary=True)
+        rho_fast, fast = spearman._binary_untied_influence(order, gold)
+        rho_general, general = spearman._general_influence(similarity, gold, order, binary=True)
         assert rho_fast == rho_general and np.array_equal(fast, general)
         assert spearman_influence(similarity, gold)[0] == pytest.approx(stats.spearmanr(similarity, gold).statistic,
                                                                          abs=1e-12)

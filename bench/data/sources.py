@@ -28,6 +28,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from sentibench.core.errors import BenchError, UnavailableError
+from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_bytes
 from sentibench.core.paths import cache_dir
 
@@ -37,14 +38,6 @@ _PROJECT = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
 _FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\.(whl|tar\.gz|zip|tar\.bz2)")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def check_member_path(path: str) -> str:

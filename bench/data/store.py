@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sentibench.core.errors import BenchError, unknown_name
+from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.data.catalog import DATASETS
-from sentibench.data.sources import require_hub, sha256_file
+from sentibench.data.sources import require_hub
 from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 
 if TYPE_CHECKING:

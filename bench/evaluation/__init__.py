@@ -1,1 +1,1 @@
-"""Evaluators that tasks compose: metrics, SgTS pairs, uncertainty."""
+"""Evaluators that tasks compose: metrics, SgTS pairs, resampling units, bootstrap intervals, Spearman influences."""

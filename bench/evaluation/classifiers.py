@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from sentibench.evaluation.uncertainty import UnitValues, digest, mean_units
+from sentibench.core.hashing import digest
+from sentibench.evaluation.units import UnitValues, mean_units
 
 if TYPE_CHECKING:
     from sklearn.pipeline import Pipeline

@@ -163,7 +163,7 @@ def tolerance(x: np.ndarray, labels: np.ndarray) -> float:
 
 def tolerance_pseudo_values(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Per-example pseudo-values theta + n dtheta/dw_s of the tolerance when each example s carries a weight
-    w_s and each same-label pair w_i w_j (`sentibench.evaluation.uncertainty`, linearised bootstrap): with
+    w_s and each same-label pair w_i w_j (`sentibench.evaluation.units`, linearised bootstrap): with
     a_s = sum_{j != s, same label} cos(x_s, x_j), b_s = (size of s's class) - 1 and D the number of
     same-label pairs, dtheta/dw_s = (a_s - theta b_s) / D."""
     x, labels = l2_normalise(x, np.float64), np.asarray(labels)

@@ -1,4 +1,4 @@
-"""Encoders across the two protocols.
+"""Encoders across the two interfaces (sentibench's `Encoder` and mteb's encoder).
 
 - `SentibenchEncoder`: a sentibench model card (packaged, trained on first use, local folder, hub id) as an
   mteb encoder (`mteb.models.AbsEncoder`), with the card's `ModelMeta` (cosine as `ScoringFunction`), behind

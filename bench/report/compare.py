@@ -1,6 +1,6 @@
 """`bench compare A B`: paired comparison of two models' committed results, task by task, without the models.
 
-- Tasks with unit values (`<task>.units.npz` beside the JSON; `sentibench.evaluation.uncertainty`): the difference of
+- Tasks with unit values (`<task>.units.npz` beside the JSON; `sentibench.evaluation.units`): the difference of
   main scores, its paired-bootstrap 95% interval and two-sided p-value, on the same units (equal
   `units_hash`; otherwise the task is refused, with the reason).
 - Seed-based tasks (few-shot): seeds paired by seed and by the hash of their training draw; the mean
@@ -21,7 +21,8 @@ import numpy as np
 from tabulate import tabulate
 
 from sentibench.core.errors import BenchError
-from sentibench.evaluation.uncertainty import BOOTSTRAP_SEED, LEVEL, UnitValues, paired_bootstrap, units_path
+from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, paired_bootstrap
+from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.results.task_result import StoredResult, iter_results
 
 ASO_SEED = 0

@@ -130,7 +130,7 @@ class _PValues:
     def _key(self, a: StoredResult, b: StoredResult) -> str:
         import hashlib
 
-        from sentibench.evaluation.uncertainty import units_path
+        from sentibench.evaluation.units import units_path
 
         digest = hashlib.sha256()
         for path in (a.path, units_path(a.path), b.path, units_path(b.path)):

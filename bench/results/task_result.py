@@ -14,7 +14,7 @@ from typing import Any
 
 from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_write_json
-from sentibench.evaluation.uncertainty import t_interval
+from sentibench.evaluation.bootstrap import t_interval
 from sentibench.models.card_schema import validate_result
 
 

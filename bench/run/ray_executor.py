@@ -1,11 +1,11 @@
 """The Ray executor (`pip install -e ".[ray]"`): each job is one Ray task, on a local Ray or a cluster.
 
-A job runs as a streaming-generator task: the worker yields each unit's outcome the moment the unit
+A job runs as a streaming-generator task: the worker yields each item's outcome the moment the item
 finishes, and the driver, the only writer of result files, writes it at once. Ray's own task retries are
-off; the driver retries instead, so that finished units are never redone: when a worker or node is lost,
-it resubmits only the units of that job it has not received, and after `retries` losses of one unit it
-reports that unit as failed. An exception raised by a unit's code fails that unit alone (the job's later
-units are resubmitted). Resources: one CPU per job, and one GPU for a job that trains when the cluster
+off; the driver retries instead, so that finished items are never redone: when a worker or node is lost,
+it resubmits only the items of that job it has not received, and after `retries` losses of one item it
+reports that item as failed. An exception raised by an item's code fails that item alone (the job's later
+items are resubmitted). Resources: one CPU per job, and one GPU for a job that trains when the cluster
 has one. Nested fan-outs (few-shot seeds inside a fine-tuning task) submit from the worker; a task that
 waits on them gives its CPU back to Ray while it waits.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sentibench.core.errors import BenchError
-from sentibench.core.executors import Job, UnitFailed
+from sentibench.core.executors import ItemFailed, Job
 
 MISSING = 'the Ray executor needs Ray: pip install -e ".[ray]"'
 CONNECT_TIMEOUT_S = 5.0
@@ -50,22 +50,22 @@ def check_reachable(address: str) -> None:
                          "`ray start --head` there, or drop --address to run a local Ray") from None
 
 
-def run_job(work, units: tuple[Any, ...]) -> Iterator[Any]:
-    """A job on a worker: its units' outcomes, streamed back to the driver one by one."""
-    yield from work(units)
+def run_job(work, items: tuple[Any, ...]) -> Iterator[Any]:
+    """A job on a worker: its items' outcomes, streamed back to the driver one by one."""
+    yield from work(items)
 
 
 @dataclass
 class _Running:
     job: Job
-    waiting: list[Any]  # the job's units whose outcome has not arrived, in order
+    waiting: list[Any]  # the job's items whose outcome has not arrived, in order
 
 
 @dataclass
 class RayExecutor:
     address: str | None = None
     num_cpus: int | None = None  # a local Ray's CPUs (default: all of this machine's)
-    retries: int = 2             # reruns of a unit whose worker or node was lost
+    retries: int = 2             # reruns of an item whose worker or node was lost
 
     def start(self):
         """Ray, initialised on first use (a worker, or a test that started Ray itself, finds it running)."""
@@ -82,17 +82,17 @@ class RayExecutor:
         remote = ray.remote(run_job)
         gpu = 1 if ray.cluster_resources().get("GPU", 0) >= 1 else 0
         running: dict[Any, _Running] = {}
-        lost: dict[str, int] = {}  # unit label -> times its worker was lost
+        lost: dict[str, int] = {}  # item label -> times its worker was lost
 
-        def submit(job: Job, units: list[Any]) -> None:
-            if units:
-                job = Job(tuple(units), job.work, job.trains)
+        def submit(job: Job, items: list[Any]) -> None:
+            if items:
+                job = Job(tuple(items), job.work, job.trains)
                 generator = remote.options(num_returns="streaming", num_cpus=1, num_gpus=gpu if job.trains else 0,
-                                           max_retries=0).remote(job.work, job.units)
-                running[generator] = _Running(job, list(units))
+                                           max_retries=0).remote(job.work, job.items)
+                running[generator] = _Running(job, list(items))
 
         for job in jobs:
-            submit(job, list(job.units))
+            submit(job, list(job.items))
         while running:
             (generator,), _ = ray.wait(list(running), num_returns=1)
             state = running[generator]
@@ -100,20 +100,20 @@ class RayExecutor:
                 outcome = ray.get(next(generator))
             except StopIteration:
                 del running[generator]
-                for unit in state.waiting:  # a `work` that broke its contract: never silently lost
-                    yield unit, UnitFailed("its job ended without an outcome for it")
+                for item in state.waiting:  # a `work` that broke its contract: never silently lost
+                    yield item, ItemFailed("its job ended without an outcome for it")
                 continue
-            except ray.exceptions.RayTaskError as error:  # the unit's own code raised
+            except ray.exceptions.RayTaskError as error:  # the item's own code raised
                 del running[generator]
-                yield state.waiting[0], UnitFailed(_one_line(error.cause))
+                yield state.waiting[0], ItemFailed(_one_line(error.cause))
                 submit(state.job, state.waiting[1:])
                 continue
             except ray.exceptions.RayError as error:  # its worker or node was lost: rerun what is left
                 del running[generator]
-                unit, label = state.waiting[0], state.waiting[0].label
+                item, label = state.waiting[0], state.waiting[0].label
                 lost[label] = lost.get(label, 0) + 1
                 if lost[label] > self.retries:
-                    yield unit, UnitFailed(f"its worker was lost {lost[label]} times "
+                    yield item, ItemFailed(f"its worker was lost {lost[label]} times "
                                            f"({type(error).__name__})")
                     submit(state.job, state.waiting[1:])
                 else:

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sentibench.core.errors import BenchError, UnavailableError
-from sentibench.core.executors import Executor, Job, LocalExecutor, UnitFailed
+from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import check_dtype, pick_device
-from sentibench.evaluation.uncertainty import UnitValues, units_path
+from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel
@@ -143,8 +143,8 @@ tools pass their own (e.g. to count or time what is encoded) instead of patching
 
 
 @dataclass(frozen=True)
-class EvalUnit:
-    """One (model, task) evaluation, the unit `run` hands to its executor; the driver writes `path`."""
+class RunItem:
+    """One (model, task) evaluation, the item `run` hands to its executor; the driver writes `path`."""
 
     model: str
     task: Task
@@ -156,14 +156,14 @@ class EvalUnit:
 
 
 @dataclass(frozen=True)
-class UnitOutcome:
-    """What a worker sends back for a unit: the result to write, or why there is none."""
+class ItemOutcome:
+    """What a worker sends back for an item: the result to write, or why there is none."""
 
     result: dict | None = None
     units: UnitValues | None = None  # the main score's unit values, saved beside the result
     problem: str | None = None
     unavailable: bool = False
-    encoded: int = 0  # texts this unit sent to a model (cache misses)
+    encoded: int = 0  # texts this item sent to a model (cache misses)
 
 
 @dataclass(frozen=True)
@@ -178,10 +178,10 @@ class RunSettings:
     intervals: bool = True
 
 
-def evaluate_units(units: tuple[EvalUnit, ...], model: str | ModelCard | InProcessModel, card: ModelCard,
-                   settings: RunSettings, datasets: dict[str, DatasetSpec]) -> Iterator[UnitOutcome]:
-    """A job's work (on a worker, or in this process): one model's encoder opened once, then its units
-    in order, each outcome yielded as soon as the unit is done. The embedding cache makes each distinct
+def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProcessModel, card: ModelCard,
+                   settings: RunSettings, datasets: dict[str, DatasetSpec]) -> Iterator[ItemOutcome]:
+    """A job's work (on a worker, or in this process): one model's encoder opened once, then its items
+    in order, each outcome yielded as soon as the item is done. The embedding cache makes each distinct
     text of the job encoded once. An unusable model raises (it stops a local run). `datasets` travel with
     the job so that a plug-in dataset registered in the driver only is known on the worker too."""
     for name, spec in datasets.items():
@@ -202,49 +202,50 @@ def evaluate_units(units: tuple[EvalUnit, ...], model: str | ModelCard | InProce
     def encoded() -> int:
         return sum(e.encoded for e in others.loaded.values())
 
-    for unit in units:
+    for item in items:
         before = encoded()
         try:
-            result, units = evaluate_one(card, encoder, unit.task, context)
-            outcome = UnitOutcome(result=result, units=units)
+            result, unit_values = evaluate_one(card, encoder, item.task, context)
+            outcome = ItemOutcome(result=result, units=unit_values)
         except UnavailableError as error:
-            outcome = UnitOutcome(problem=str(error), unavailable=True)
+            outcome = ItemOutcome(problem=str(error), unavailable=True)
         except BenchError as error:
-            outcome = UnitOutcome(problem=str(error))
+            outcome = ItemOutcome(problem=str(error))
         yield replace(outcome, encoded=encoded() - before)
 
 
-def _jobs(units: list[EvalUnit], model: str | ModelCard | InProcessModel, card: ModelCard,
+def _jobs(items: list[RunItem], model: str | ModelCard | InProcessModel, card: ModelCard,
           settings: RunSettings) -> list[Job]:
-    """A model's frozen-embedding units form one job (one encoder, each distinct text encoded once); each
-    unit that fine-tunes the model is a job of its own (it shares no vectors). Such a job asks for no GPU:
+    """A model's frozen-embedding items form one job (one encoder, each distinct text encoded once); each
+    item that fine-tunes the model is a job of its own (it shares no vectors). Such a job asks for no GPU:
     it fans its seeds out, and they ask for one (a job holding the GPU while it waits for its own seeds
     would deadlock a one-GPU cluster)."""
-    datasets = {u.task.metadata.dataset: get_spec(u.task.metadata.dataset) for u in units}
-    work = partial(evaluate_units, model=model, card=card, settings=settings, datasets=datasets)
-    frozen = tuple(u for u in units if not u.task.metadata.fine_tunes)
-    return ([Job(frozen, work)] if frozen else []) + [Job((u,), work) for u in units if u.task.metadata.fine_tunes]
+    datasets = {item.task.metadata.dataset: get_spec(item.task.metadata.dataset) for item in items}
+    work = partial(evaluate_items, model=model, card=card, settings=settings, datasets=datasets)
+    frozen = tuple(item for item in items if not item.task.metadata.fine_tunes)
+    return ([Job(frozen, work)] if frozen else []) + [Job((item,), work) for item in items
+                                                      if item.task.metadata.fine_tunes]
 
 
-def _record(report: RunReport, unit: EvalUnit, outcome: UnitOutcome | UnitFailed, progress: str) -> None:
-    """The driver's side of a unit: write its result (atomically; the driver is the only writer)."""
-    if isinstance(outcome, UnitFailed):
-        outcome = UnitOutcome(problem=outcome.message)
+def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed, progress: str) -> None:
+    """The driver's side of an item: write its result (atomically; the driver is the only writer)."""
+    if isinstance(outcome, ItemFailed):
+        outcome = ItemOutcome(problem=outcome.message)
     report.encoded += outcome.encoded
     if outcome.result is not None:
         if outcome.units is not None:  # first: a result never points at missing unit values
-            outcome.units.save(units_path(unit.path))
+            outcome.units.save(units_path(item.path))
         else:  # never leave an older run's values beside a new result
-            units_path(unit.path).unlink(missing_ok=True)
-        write_result(unit.path, outcome.result)
-        report.written.append(unit.path)
-        print(f"{progress} {unit.label}: done -> {unit.path}", file=sys.stderr)
+            units_path(item.path).unlink(missing_ok=True)
+        write_result(item.path, outcome.result)
+        report.written.append(item.path)
+        print(f"{progress} {item.label}: done -> {item.path}", file=sys.stderr)
     elif outcome.unavailable:
-        report.unavailable.append(f"{unit.label}: {outcome.problem}")
-        print(f"{progress} {unit.label}: skipped, {outcome.problem}", file=sys.stderr)
+        report.unavailable.append(f"{item.label}: {outcome.problem}")
+        print(f"{progress} {item.label}: skipped, {outcome.problem}", file=sys.stderr)
     else:
-        report.failed.append(f"{unit.label}: {outcome.problem}")
-        print(f"{progress} {unit.label}: failed, {outcome.problem}", file=sys.stderr)
+        report.failed.append(f"{item.label}: {outcome.problem}")
+        print(f"{progress} {item.label}: failed, {outcome.problem}", file=sys.stderr)
 
 
 def run(models: list[str | ModelCard | InProcessModel], tasks: list[Task], output_folder: Path,
@@ -252,7 +253,7 @@ def run(models: list[str | ModelCard | InProcessModel], tasks: list[Task], outpu
         batch_size: int = 32, device: str | None = None, use_cache: bool = True,
         encoder_factory: EncoderFactory | None = None, executor: Executor | None = None,
         intervals: bool = True, dtype: str | None = None) -> RunReport:
-    """Every (model, task) unit not already done, through `executor` (default: in this process, in order);
+    """Every (model, task) item not already done, through `executor` (default: in this process, in order);
     `dtype` overrides the cards' inference dtype (float32 by default)."""
     _check_arguments(output_folder, batch_size, limit, device)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
@@ -272,12 +273,12 @@ def run(models: list[str | ModelCard | InProcessModel], tasks: list[Task], outpu
             if _is_done(path, task, limit, overwrite):
                 report.skipped.append(path)
             else:
-                pending.append(EvalUnit(card.name, task, path))
+                pending.append(RunItem(card.name, task, path))
         if pending:
             refuse_dirty_committed_results(output_folder)
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             jobs += _jobs(pending, model, card, settings)
-    total = sum(len(job.units) for job in jobs)
-    for done, (unit, outcome) in enumerate(settings.executor.run(jobs), 1):
-        _record(report, unit, outcome, f"[{done}/{total}]")
+    total = sum(len(job.items) for job in jobs)
+    for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
+        _record(report, item, outcome, f"[{done}/{total}]")
     return report

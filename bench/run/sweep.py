@@ -21,7 +21,7 @@ from typing import Any
 
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
-from sentibench.evaluation.uncertainty import units_path
+from sentibench.evaluation.units import units_path
 from sentibench.models import card_for, load_encoder
 from sentibench.models.cards import ModelCard
 from sentibench.models.trained import DONE_FILE, train

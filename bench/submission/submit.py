@@ -16,7 +16,6 @@ committed tree, records the same weights sha256, and its `main_score` is the met
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ import yaml
 
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
+from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.provenance import git_commit, versions
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
@@ -41,14 +41,6 @@ MANIFEST = "manifest.json"
 CARD_FILE = "card.yaml"
 WEIGHTS = "weights"
 WEIGHT_FILES = (".safetensors", ".json", ".txt", ".model")  # weights, configs, vocabularies; never code
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def results_folder(root: Path, card: ModelCard) -> Path:

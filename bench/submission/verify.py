@@ -33,6 +33,7 @@ from pathlib import Path
 
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
+from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit
@@ -50,7 +51,6 @@ from sentibench.submission.submit import (
     read_manifest,
     result_problems,
     results_folder,
-    sha256_file,
 )
 
 DEFAULT_FRACTION = 0.2

@@ -15,7 +15,7 @@ unrelated (npmi 0). The weight of eq. 4 is w[y, y'] = 1 - max(0, npmi(y, y')).
 The diagonal: npmi(y, y) = 1 would give w[y, y] = 0, and the authors' code multiplies the positives' terms
 by w[y_i, y_i], which zeroes them. Eq. 4 as printed weights only the denominator, where the same-label
 terms are SCL's ordinary positives, so we set w[y, y] = 1: the matrix re-weights negatives of *other*
-labels only (see `losses.corpus_aware_log_weights`).
+labels only (see `losses.CorpusAwareContrastiveLoss`).
 
 The matrix is saved as JSON with the sha256 of its canonical content (labels, weights, thresholds).
 """

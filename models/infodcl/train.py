@@ -46,7 +46,7 @@ from sentibench.data import get_dataset
 from sentibench.data.store import dataset_names, get_spec
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
-from sentibench.models.infodcl.losses import dcl_loss, infodcl_loss
+from sentibench.models.infodcl.losses import DistantContrastiveLoss, InfoDCLLoss
 from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi
 from sentibench.models.infodcl.pairs import epoch_pairs
 from sentibench.training.loop import LoopConfig, train_loop
@@ -188,7 +188,10 @@ class Step:
     def __init__(self, encoder: TransformerEncoder, objective: Objective, config: Config, weights: torch.Tensor,
                  seed: int) -> None:
         self.encoder, self.objective, self.config, self.seed = encoder, objective, config, seed
-        self.weights = weights.to(encoder.device)
+        self.dcl = DistantContrastiveLoss(config.temperature, config.gamma,
+                                          weights.to(encoder.device) if config.use_ccl else None,
+                                          label_aware=config.use_lcl, detach=config.detach_lcl_weights)
+        self.infodcl = InfoDCLLoss(config.lambda_mlm, config.lambda_slp)
         self.masker = masker(encoder, config, seed) if config.use_mlm else None
 
     def mlm_loss(self, features: dict[str, torch.Tensor], collator) -> torch.Tensor:
@@ -213,16 +216,14 @@ class Step:
         labels = labels.to(self.encoder.device)
         h = pooled(self.encoder, features)
         logits = objective.slp_head(h) if objective.slp_head is not None else None
-        dcl, parts = dcl_loss(h, labels, config.temperature, config.gamma,
-                              self.weights if config.use_ccl else None,
-                              logits if config.use_lcl else None, config.detach_lcl_weights)
+        dcl, parts = self.dcl(h, labels, logits)
         slp = F.cross_entropy(logits.float(), labels) if config.use_slp else None
         mlm = self.mlm_loss(features, collator or self.masker) if config.use_mlm else None
         if slp is not None:
             parts["slp"] = slp.item()
         if mlm is not None:
             parts["mlm"] = mlm.item()
-        return infodcl_loss(dcl, mlm, slp, config.lambda_mlm, config.lambda_slp), parts
+        return self.infodcl(dcl, mlm, slp), parts
 
 
 Batch = tuple[list[str], torch.Tensor]

@@ -22,40 +22,43 @@ TripletDistance = Literal["euclidean", "cosine"]
 
 @dataclass(frozen=True)
 class LossSpec:
+    """One of Table 2's losses: the library class that computes it, its input type and its margins."""
+
     name: str
+    library_class: str                  # a class of sentence_transformers' losses module
     input_type: InputType
     paper_margins: tuple[float, ...]    # Table 2; () for a loss without a margin
     default_margin: float | None        # Table 2's default (the library's)
+    margin_argument: str | None         # the class's keyword for the margin; None without one
+
+    def build(self, model, margin: float | None = None, triplet_distance: TripletDistance = "euclidean"):
+        """The library loss on `model`, with `margin` (None: Table 2's default); an nn.Module with the
+        library's own `get_config_dict` and `citation`."""
+        from sentence_transformers.sentence_transformer import losses
+
+        loss_class = getattr(losses, self.library_class)
+        if self.margin_argument is None:
+            if margin is not None:
+                raise BenchError(f"loss '{self.name}' has no margin; drop the margin option")
+            return loss_class(model)
+        arguments = {self.margin_argument: self.default_margin if margin is None else float(margin)}
+        if self.library_class == "TripletLoss":
+            arguments["distance_metric"] = {"euclidean": losses.TripletDistanceMetric.EUCLIDEAN,
+                                            "cosine": losses.TripletDistanceMetric.COSINE}[triplet_distance]
+        return loss_class(model, **arguments)
 
 
 LOSSES: dict[str, LossSpec] = {spec.name: spec for spec in (
-    LossSpec("triplet", "triplet", (0.01, 0.1, 1.0, 5.0, 7.5, 10.0), 5.0),
-    LossSpec("contrastive", "contrastive", (0.1, 0.25, 0.5, 0.75, 1.0), 0.5),
-    LossSpec("online-contrastive", "contrastive", (0.1, 0.25, 0.5, 0.75, 1.0), 0.5),
-    LossSpec("mnrl", "mnrl", (), None),
+    LossSpec("triplet", "TripletLoss", "triplet", (0.01, 0.1, 1.0, 5.0, 7.5, 10.0), 5.0, "triplet_margin"),
+    LossSpec("contrastive", "ContrastiveLoss", "contrastive", (0.1, 0.25, 0.5, 0.75, 1.0), 0.5, "margin"),
+    LossSpec("online-contrastive", "OnlineContrastiveLoss", "contrastive", (0.1, 0.25, 0.5, 0.75, 1.0), 0.5,
+             "margin"),
+    LossSpec("mnrl", "MultipleNegativesRankingLoss", "mnrl", (), None, None),
 )}
 
 
 def loss_spec(name: str) -> LossSpec:
+    """The spec named `name`; an unknown name is a one-line error listing the four."""
     if name not in LOSSES:
         raise BenchError(f"unknown polarity-st loss '{name}'; choose {', '.join(LOSSES)}")
     return LOSSES[name]
-
-
-def build_loss(model, name: str, margin: float | None, triplet_distance: TripletDistance = "euclidean"):
-    """The library loss for `name` on `model`, with `margin` (None: Table 2's default)."""
-    from sentence_transformers.sentence_transformer import losses
-
-    spec = loss_spec(name)
-    if spec.default_margin is None:
-        if margin is not None:
-            raise BenchError(f"loss '{name}' has no margin; drop the margin option")
-        return losses.MultipleNegativesRankingLoss(model)
-    margin = spec.default_margin if margin is None else float(margin)
-    if name == "triplet":
-        metric = {"euclidean": losses.TripletDistanceMetric.EUCLIDEAN,
-                  "cosine": losses.TripletDistanceMetric.COSINE}[triplet_distance]
-        return losses.TripletLoss(model, distance_metric=metric, triplet_margin=margin)
-    if name == "contrastive":
-        return losses.ContrastiveLoss(model, margin=margin)
-    return losses.OnlineContrastiveLoss(model, margin=margin)

@@ -37,7 +37,7 @@ from sentibench.embed.encoders import Encoder, ObjectEncoder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
-from sentibench.models.polarity.losses import TripletDistance, build_loss, loss_spec
+from sentibench.models.polarity.losses import TripletDistance, loss_spec
 from sentibench.training.options import apply_options
 
 
@@ -146,7 +146,7 @@ def train(request) -> dict:
     model = request.base.sentence_transformer(request.device)
     evaluation_length = model.max_seq_length       # the checkpoint keeps the base's; training may cap it
     model.max_seq_length = config.max_length or evaluation_length
-    loss = build_loss(model, config.loss, config.margin, config.triplet_distance)
+    loss = spec.build(model, config.margin, config.triplet_distance)
     evaluator = retrieval_evaluator(request.data, base_encoder, config.eval_limit, config.weights, request.seed)
     steps_per_epoch = math.ceil(config.samples_per_epoch / config.batch_size)
     started = time.perf_counter()

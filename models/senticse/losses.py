@@ -1,4 +1,4 @@
-"""SentiCSE's two objectives as small torch modules (SentiCSE §3.1-3.2, eq. 2-7).
+"""SentiCSE's two objectives as small torch modules (Kim et al. 2024, §3.1-3.2, eq. 2-7).
 
 `PolarityMaskedLMLoss` (eq. 2-4): cross-entropy at the masked positions, kept only where the arg-max
 prediction's polarity differs from the original token's (delta of eq. 2 over the vocabulary polarity
@@ -16,11 +16,23 @@ The Table 7 ablations keep only L_pos or only L_neg (`terms`).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 
+from sentibench.training.contrastive import cosine_logits
+
 SENTENCE_TERMS = ("pos", "neg")
+
+SENTICSE_CITATION = """@inproceedings{kim-etal-2024-senticse,
+    title = "{S}enti{CSE}: A Sentiment-aware Contrastive Sentence Embedding Framework with Sentiment-guided
+             Textual Similarity",
+    author = "Kim, Jaemin and Na, Yohan and Kim, Kangmin and Lee, Sang Rak and Chae, Dong-Kyu",
+    booktitle = "Proceedings of the 2024 Joint International Conference on Computational Linguistics, Language
+                 Resources and Evaluation (LREC-COLING 2024)",
+    year = "2024",
+}"""
 
 
 class PolarityMaskedLMLoss(torch.nn.Module):
@@ -44,6 +56,13 @@ class PolarityMaskedLMLoss(torch.nn.Module):
         total = (nll * delta).sum()
         return total / originals.numel() if self.reduction == "mean" else total
 
+    def get_config_dict(self) -> dict[str, Any]:
+        return {"reduction": self.reduction}
+
+    @property
+    def citation(self) -> str:
+        return SENTICSE_CITATION
+
 
 class QuadrupleContrastiveLoss(torch.nn.Module):
     """Eq. 5-7 with in-batch negatives weighted by alpha and temperature tau."""
@@ -55,13 +74,13 @@ class QuadrupleContrastiveLoss(torch.nn.Module):
             raise ValueError(f"terms must be a non-empty subset of {SENTENCE_TERMS}, not {terms!r}")
         if alpha <= 0:
             raise ValueError("alpha must be positive")
-        self.temperature, self.log_alpha, self.terms = temperature, math.log(alpha), tuple(terms)
+        self.temperature, self.alpha, self.terms = temperature, alpha, tuple(terms)
+        self.log_alpha = math.log(alpha)
 
     def _term(self, anchor: torch.Tensor, partner: torch.Tensor, negatives: torch.Tensor) -> torch.Tensor:
         """-log softmax of the partner against the alpha-weighted negatives, one value per anchor."""
-        a, b, n = (F.normalize(x.float(), dim=-1) for x in (anchor, partner, negatives))
-        positive = (a * b).sum(-1, keepdim=True) / self.temperature
-        negative = a @ n.T / self.temperature + self.log_alpha  # log(alpha * e^{s/tau})
+        positive = cosine_logits(anchor, partner, self.temperature).diagonal().unsqueeze(-1)
+        negative = cosine_logits(anchor, negatives, self.temperature) + self.log_alpha  # log(alpha * e^{s/tau})
         return -(positive.squeeze(-1) - torch.logsumexp(torch.cat([positive, negative], dim=1), dim=1))
 
     def forward(self, p: torch.Tensor, p_plus: torch.Tensor, n: torch.Tensor,
@@ -73,3 +92,10 @@ class QuadrupleContrastiveLoss(torch.nn.Module):
         if "neg" in self.terms:
             total = total + self._term(n, n_plus, p_plus)
         return total.mean()
+
+    def get_config_dict(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "alpha": self.alpha, "terms": list(self.terms)}
+
+    @property
+    def citation(self) -> str:
+        return SENTICSE_CITATION

@@ -2,7 +2,7 @@
 unsupervised SimCSE (Gao et al. 2021): the same data, encoder, loop and selection; only the positives differ.
 
 - `variant=sifter`: each sentence X is encoded with its two positives Y+ (X + backbone) and Z+ (X minus
-  articles and conjunctions, `positives.py`), dropout on, and eq. 2 (`losses.sifter_loss`) is minimised.
+  articles and conjunctions, `positives.py`), dropout on, and eq. 2 (`losses.SifterLoss`) is minimised.
 - `variant=simcse`: X is encoded twice; the two dropout masks make the positive pair (eq. 1).
 
 Training sentences are a seeded sample of the `train-sentences` corpus (the paper: 1M Wikipedia sentences),
@@ -33,9 +33,9 @@ from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.evaluation import metrics
-from sentibench.models.sifter.losses import sifter_loss
+from sentibench.models.sifter.losses import SifterLoss
 from sentibench.models.sifter.positives import DEFAULT_DELETE, build_positives
-from sentibench.training.contrastive import info_nce
+from sentibench.training.contrastive import InfoNCELoss
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import trainable_base
 from sentibench.training.options import apply_options
@@ -62,6 +62,14 @@ class Config:
     validation: str = "stsb"     # a sentence-pair dataset whose validation split selects the checkpoint
     require_gpu: bool = False
     log_every: int = 25
+
+    def __post_init__(self) -> None:
+        lambdas = (self.lambda_xy, self.lambda_xz, self.lambda_yz)
+        if any(weight < 0 for weight in lambdas) or not any(lambdas):
+            raise BenchError(f"SIFTER-SimCSE's lambda_xy, lambda_xz, lambda_yz must be non-negative and not all zero, "
+                             f"got {lambdas}")
+        if self.temperature <= 0:
+            raise BenchError(f"SIFTER-SimCSE's temperature must be positive, got {self.temperature}")
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_epochs=1, weight_decay=0.0, max_grad_norm=None,
@@ -124,7 +132,8 @@ def fit(encoder: TransformerEncoder, texts: list[str], positives: tuple[list[str
         encoder.pooling = config.pooling
     base_dropout = set_dropout(encoder.model, config.dropout)
     trained = Trained(encoder, config.mlp).to(encoder.device)
-    lambdas = (config.lambda_xy, config.lambda_xz, config.lambda_yz)
+    objective = (InfoNCELoss(config.temperature) if config.variant == "simcse" else
+                 SifterLoss(config.temperature, (config.lambda_xy, config.lambda_xz, config.lambda_yz)))
     rows = list(range(len(texts)))
 
     def epoch_batches(epoch: int) -> list[list[int]]:
@@ -141,8 +150,8 @@ def fit(encoder: TransformerEncoder, texts: list[str], positives: tuple[list[str
             vectors = trained.mlp(vectors)
         blocks = vectors.split(len(batch))
         if config.variant == "simcse":
-            return info_nce(blocks[0], blocks[1], config.temperature), {}
-        return sifter_loss(*blocks, temperature=config.temperature, lambdas=lambdas)
+            return objective(*blocks), {}
+        return objective(*blocks)
 
     run = train_loop(trained, epoch_batches, loss, lambda: sts_validation(encoder, *valid), config.loop(),
                      steps_per_epoch=len(epoch_batches(0)), description=f"SIFTER-SimCSE ({config.variant})",

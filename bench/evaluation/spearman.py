@@ -1,136 +1,16 @@
-"""Confidence intervals and paired comparisons over a task's evaluation units (docs/tasks.md, "Uncertainty").
+"""Spearman's rho and its exact influence per item, fast enough for SgTS's millions of pairs.
 
-Every task with a bootstrap interval reduces its main score to **unit values**: one number per evaluation
-unit (a test item, a query, an STS pair, an SgTS sentence) whose mean is the score.
-- For a score that is a mean over units (accuracy, Polarity Score P) the values are the per-unit scores
-  and resampling them is the ordinary nonparametric bootstrap (Efron & Tibshirani 1993, ch. 13,
-  percentile interval).
-- For a score that is not a mean (a Spearman correlation over pairs, a mean over sentence pairs) the values
-  are pseudo-values theta + L_s, with L_s = n * d theta(w) / d w_s at w = 1 the empirical influence of unit
-  s when every unit carries a weight w_s (the infinitesimal jackknife, Efron 1982, ch. 6). Resampling
-  them is the linearised bootstrap: a multinomial resample w* gives theta + mean_s (w*_s - 1) L_s, the
-  first-order expansion of the statistic recomputed on the resample. It needs no re-ranking per resample,
-  so an SgTS interval over millions of pairs costs a few passes over them; tests check it against the
-  recomputed bootstrap.
-Paired comparisons of two models on the same units resample the per-unit differences of their values with
-one set of resampling weights. Seed-based tasks (few-shot) use the t-distribution over seeds instead.
+The influences give the pseudo-values of the linearised bootstrap (`evaluation.units`): with them an
+interval needs no re-ranking per resample. `sort_order` replaces `argsort` by one SIMD sort of packed keys;
+`_midranks` contracts along the sorted order; `_binary_untied_influence` is the low-memory path of a 0/1
+gold with untied similarities (docs/tasks.md, "Uncertainty").
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 
 import numpy as np
-
-from sentibench.core.io import atomic_write_bytes
-
-LEVEL = 0.95
-RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-_CHUNK = 100  # resamples drawn at a time (memory: CHUNK x n indices)
-LINEARISED = "linearised bootstrap (infinitesimal-jackknife pseudo-values), percentile interval"
-
-
-@dataclass(frozen=True)
-class UnitValues:
-    """Per-unit values whose mean is a task's main score, and what the units are."""
-
-    values: np.ndarray
-    unit: str            # what one unit is, e.g. "test item", "query", "sentence"
-    method: str          # "percentile bootstrap of the mean" or "linearised bootstrap (...)"
-    units_hash: str      # identifies the units (and their order): paired comparisons need equal hashes
-
-    def save(self, path: Path) -> None:
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, values=np.asarray(self.values, dtype=np.float32),
-                            meta=np.frombuffer(json.dumps({"unit": self.unit, "method": self.method,
-                                                           "units_hash": self.units_hash}).encode(), dtype=np.uint8))
-        atomic_write_bytes(path, buffer.getvalue())
-
-    @classmethod
-    def load(cls, path: Path) -> UnitValues:
-        with np.load(path, allow_pickle=False) as stored:
-            meta = json.loads(stored["meta"].tobytes().decode())
-            return cls(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])
-
-
-def units_path(result_path: Path) -> Path:
-    """Where a result's unit values live: beside its JSON, `<task>.units.npz`."""
-    return Path(result_path).with_suffix(".units.npz")
-
-
-def digest(payload: object) -> str:
-    """sha256 of a JSON-serialisable payload (ids, texts, hashes)."""
-    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, default=str).encode()).hexdigest()
-
-
-def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
-    """Means of `resamples` resamples (n units drawn with replacement) of the rows of `values` ([n] or
-    [n, c]: columns share the resampled units, as a paired comparison needs)."""
-    values = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    out = []
-    for start in range(0, resamples, _CHUNK):
-        index = rng.integers(0, len(values), size=(min(_CHUNK, resamples - start), len(values)))
-        out.append(values[index].mean(axis=1))
-    return np.concatenate(out)
-
-
-def interval(values: np.ndarray, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED,
-             level: float = LEVEL) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of `values`."""
-    replicates = bootstrap_means(values, resamples, seed)
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(replicates, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def describe(units: UnitValues, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED,
-             level: float = LEVEL) -> dict:
-    """The record a result carries: the interval and how it was made."""
-    low, high = interval(units.values, resamples, seed, level)
-    return {"low": low, "high": high, "level": level, "method": units.method, "unit": units.unit,
-            "n_units": len(units.values), "resamples": resamples, "seed": seed, "units_hash": units.units_hash}
-
-
-def t_interval(values: Sequence[float], level: float = LEVEL) -> dict:
-    """Student-t interval of the mean of per-seed scores (seeds are the units); None bounds for < 2 seeds."""
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:
-        return {"low": None, "high": None, "level": level, "method": "t-interval over seeds", "unit": "seed",
-                "n_units": len(values)}
-    from scipy.special import stdtrit  # Student t's quantile function: much lighter to import than scipy.stats
-
-    half = stdtrit(len(values) - 1, (1 + level) / 2) * values.std(ddof=1) / np.sqrt(len(values))
-    return {"low": float(values.mean() - half), "high": float(values.mean() + half), "level": level,
-            "method": "t-interval over seeds", "unit": "seed", "n_units": len(values)}
-
-
-def paired_bootstrap(a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED,
-                     level: float = LEVEL) -> dict:
-    """Difference mean(a) - mean(b) over the same units: percentile interval of the resampled difference
-    and the two-sided p-value (1 + #{|d* - d| >= |d|}) / (B + 1) of the null "no difference" (the
-    resampled differences centred on the observed one stand in for the null distribution; Efron &
-    Tibshirani 1993, §16.4)."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    observed = float(a.mean() - b.mean())
-    replicates = bootstrap_means(a - b, resamples, seed)
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(replicates, [tail, 100 - tail])
-    extreme = np.sum(np.abs(replicates - observed) >= abs(observed))
-    return {"difference": observed, "low": float(low), "high": float(high),
-            "p_value": float((1 + extreme) / (resamples + 1)), "test": "paired bootstrap", "resamples": resamples,
-            "seed": seed, "level": level}
-
-
-def mean_units(values: np.ndarray, unit: str, ids: object) -> UnitValues:
-    """Unit values of a score that is a plain mean over units; `ids` identify the units (hashed)."""
-    return UnitValues(np.asarray(values, dtype=np.float64), unit, "percentile bootstrap of the mean", digest(ids))
 
 
 def sort_order(values: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -379,8 +259,8 @@ def _binary_untied_influence(order: np.ndarray, gold: np.ndarray) -> tuple[float
 
 def spearman_pseudo_values(similarity: np.ndarray, gold: np.ndarray, first: np.ndarray,
                            second: np.ndarray | None, n_units: int) -> tuple[float, np.ndarray]:
-    """Spearman's rho of `similarity` vs `gold` over items k, and its pseudo-values per unit (module
-    docstring), when item k carries weight w[first[k]] * w[second[k]] (units are sentences, items their
+    """Spearman's rho of `similarity` vs `gold` over items k, and its pseudo-values per unit
+    (`evaluation.units`), when item k carries weight w[first[k]] * w[second[k]] (units are sentences, items their
     pairs) or w[first[k]] (second None: the items are the units, STS). `spearman_influence` gives the
     per-item derivatives; a unit's derivative sums those of its items."""
     rho, per_item = spearman_influence(similarity, gold)

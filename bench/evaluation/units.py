@@ -1,0 +1,63 @@
+"""The resampling unit: a task's main score as one value per evaluation unit (docs/tasks.md, "Uncertainty").
+
+Every task with a bootstrap interval reduces its main score to **unit values**: one number per evaluation
+unit (a test item, a query, an STS pair, an SgTS sentence) whose mean is the score.
+- For a score that is a mean over units (accuracy, Polarity Score P) the values are the per-unit scores
+  (`mean_units`) and resampling them is the ordinary nonparametric bootstrap (`evaluation.bootstrap`).
+- For a score that is not a mean (a Spearman correlation over pairs, a mean over sentence pairs) the values
+  are pseudo-values theta + L_s, with L_s = n * d theta(w) / d w_s at w = 1 the empirical influence of unit
+  s when every unit carries a weight w_s (the infinitesimal jackknife, Efron 1982, ch. 6). Resampling
+  them is the linearised bootstrap (`LINEARISED`): a multinomial resample w* gives
+  theta + mean_s (w*_s - 1) L_s, the first-order expansion of the statistic recomputed on the resample. It
+  needs no re-ranking per resample, so an SgTS interval over millions of pairs costs a few passes over
+  them (`evaluation.spearman`); tests check it against the recomputed bootstrap.
+A result's unit values are stored beside its JSON (`units_path`), so paired comparisons can read them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sentibench.core.hashing import digest
+from sentibench.core.io import atomic_write_bytes
+
+MEAN = "percentile bootstrap of the mean"
+LINEARISED = "linearised bootstrap (infinitesimal-jackknife pseudo-values), percentile interval"
+
+
+@dataclass(frozen=True)
+class UnitValues:
+    """Per-unit values whose mean is a task's main score, and what the units are."""
+
+    values: np.ndarray
+    unit: str            # what one unit is, e.g. "test item", "query", "sentence"
+    method: str          # how the interval resamples them: MEAN or LINEARISED
+    units_hash: str      # identifies the units (and their order): paired comparisons need equal hashes
+
+    def save(self, path: Path) -> None:
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, values=np.asarray(self.values, dtype=np.float32),
+                            meta=np.frombuffer(json.dumps({"unit": self.unit, "method": self.method,
+                                                           "units_hash": self.units_hash}).encode(), dtype=np.uint8))
+        atomic_write_bytes(path, buffer.getvalue())
+
+    @classmethod
+    def load(cls, path: Path) -> UnitValues:
+        with np.load(path, allow_pickle=False) as stored:
+            meta = json.loads(stored["meta"].tobytes().decode())
+            return cls(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])
+
+
+def units_path(result_path: Path) -> Path:
+    """Where a result's unit values live: beside its JSON, `<task>.units.npz`."""
+    return Path(result_path).with_suffix(".units.npz")
+
+
+def mean_units(values: np.ndarray, unit: str, ids: object) -> UnitValues:
+    """Unit values of a score that is a plain mean over units; `ids` identify the units (hashed)."""
+    return UnitValues(np.asarray(values, dtype=np.float64), unit, MEAN, digest(ids))
