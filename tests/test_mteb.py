@@ -36,8 +36,8 @@ def exported(tmp_path_factory):
 
 def test_committed_results_load_through_result_cache_with_its_defaults(exported):
     output, report = exported
-    stored = [r for r in iter_results(COMMITTED_RESULTS) if r.provenance.get("limit") is None]
-    expected_models = {mteb_model_name(card_from_provenance(r.provenance["model"])) for r in stored}
+    stored = [r for r in iter_results(COMMITTED_RESULTS) if not r.smoke]
+    expected_models = {mteb_model_name(card_from_provenance(r.provenance.model)) for r in stored}
     loaded = mteb.ResultCache(output).load_results()  # require_model_meta=True, as mteb's default
     assert {m.model_name for m in loaded} == expected_models
     assert sum(len(m.task_results) for m in loaded) == len(stored) == len(report.written)
@@ -181,7 +181,7 @@ def test_exported_sgts_results_validate_against_our_task_metadata(exported):
     tasks = get_tasks(["sgts"])
     loaded = mteb.ResultCache(output).load_results(tasks=tasks, validate_and_filter=True)
     committed = [r for r in iter_results(COMMITTED_RESULTS)
-                 if r.task_name.startswith("sgts-") and r.provenance.get("limit") is None]
+                 if r.task_name.startswith("sgts-") and not r.smoke]
     assert sum(len(m.task_results) for m in loaded) == len(committed)
 
 
@@ -216,10 +216,10 @@ def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
     from sentibench.tasks.registry import resolve
 
     report = run(["all-minilm-l6-v2"], resolve(["sts-stsb"]), tmp_path)
-    ours = read_result(report.written[0]).data["scores"]
+    ours = read_result(report.written[0]).scores
     (result,) = _run_in_mteb(get_model("all-minilm-l6-v2"), get_tasks(["sts-stsb"]))
     for split in ("test", "validation"):
-        assert result.get_score(splits=[split]) == pytest.approx(ours[split][0]["main_score"], abs=1e-6)
+        assert result.get_score(splits=[split]) == pytest.approx(ours[split][0].main_score, abs=1e-6)
     assert round(result.get_score(splits=["test"]), 4) == 0.8203
 
 
