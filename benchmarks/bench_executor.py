@@ -55,10 +55,11 @@ def timed_run(models, tasks, out: Path, limit, executor):
 
 def unit_costs(folder: Path) -> dict[str, dict[str, float]]:
     """model -> task -> evaluation_time (s) of each written result."""
+    from sentibench.results.task_result import iter_results
+
     costs: dict[str, dict[str, float]] = defaultdict(dict)
-    for path in folder.rglob("*.json"):
-        data = json.loads(path.read_text())
-        costs[data["sentibench"]["model"]["name"]][data["task_name"]] = data["evaluation_time"]
+    for result in iter_results(folder):
+        costs[result.provenance.model.name][result.task_name] = result.evaluation_time
     return costs
 
 

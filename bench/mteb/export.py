@@ -50,8 +50,8 @@ def card_from_provenance(model: ModelInfo) -> ModelCard:
 
 def mteb_task_result(stored: TaskResult, mteb_version: str) -> dict[str, Any] | None:
     """The TaskResult dictionary mteb reads for one of our result files (None: nothing MTEB could score)."""
-    data = stored.to_json()
-    provenance, scores = data["sentibench"], data["scores"]
+    provenance = stored.provenance.to_json()
+    scores = {split: [entry.to_json() for entry in entries] for split, entries in stored.scores.items()}
     twin = TWINS.get(stored.task_name)
     if twin is not None:
         if twin.split not in scores:
