@@ -44,8 +44,9 @@ def without_nan(value: Any) -> Any:
 
 def task_result(task_name: str, dataset_revision: str, scores: dict[str, dict[str, Any]],
                 evaluation_time: float, provenance: dict[str, Any]) -> TaskResult:
-    """A fresh result in MTEB's layout: scores[split] is a list with one entry per subset ("default")."""
-    return parse_result(without_nan({
+    """A fresh result in MTEB's layout: scores[split] is a list with one entry per subset ("default");
+    what the task produced is checked as a read file is (a bad value is one line naming the task)."""
+    data = without_nan({
         "task_name": task_name,
         "dataset_revision": dataset_revision,
         "mteb_version": None,
@@ -54,16 +55,11 @@ def task_result(task_name: str, dataset_revision: str, scores: dict[str, dict[st
         "evaluation_time": round(evaluation_time, 3),
         "kg_co2_emissions": None,
         "sentibench": provenance,
-    }), "a new result")
-
-
-def parse_result(data: Any, origin: Path | str) -> TaskResult:
-    """The validated result, or a one-line error naming where it came from."""
+    })
     try:
         return TaskResult.model_validate(data)
     except ValidationError as error:
-        raise BenchError(f"result file {origin} is not a valid result ({one_line(error)}); "
-                         "delete it or rerun with --overwrite-strategy always") from None
+        raise BenchError(f"task {task_name} produced an invalid result ({one_line(error)})") from None
 
 
 def write_result(path: Path, result: TaskResult) -> None:
@@ -79,7 +75,11 @@ def read_result(path: Path) -> TaskResult:
                          "delete it or rerun with --overwrite-strategy always") from None
     except OSError as error:
         raise BenchError(f"result file {path} cannot be read ({error.strerror})") from None
-    result = parse_result(data, path)
+    try:
+        result = TaskResult.model_validate(data)
+    except ValidationError as error:
+        raise BenchError(f"result file {path} is not a valid result ({one_line(error)}); "
+                         "delete it or rerun with --overwrite-strategy always") from None
     result._path = Path(path)
     return result
 
