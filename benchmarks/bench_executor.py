@@ -27,7 +27,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench_encode import _throwaway_home  # noqa: E402  (benchmarks/ is the script's folder)
+from bench_encode import throwaway_home  # noqa: E402  (benchmarks/ is the script's folder)
 
 WORKLOAD_MODELS = "all-minilm-l6-v2,paraphrase-minilm-l3-v2,random"
 WORKLOAD_TASKS = "sgts,probe"
@@ -55,10 +55,11 @@ def timed_run(models, tasks, out: Path, limit, executor):
 
 def item_costs(folder: Path) -> dict[str, dict[str, float]]:
     """model -> task -> evaluation_time (s) of each written result."""
+    from sentibench.results.task_result import iter_results
+
     costs: dict[str, dict[str, float]] = defaultdict(dict)
-    for path in folder.rglob("*.json"):
-        data = json.loads(path.read_text())
-        costs[data["sentibench"]["model"]["name"]][data["task_name"]] = data["evaluation_time"]
+    for result in iter_results(folder):
+        costs[result.provenance.model.name][result.task_name] = result.evaluation_time
     return costs
 
 
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
     args = parser.parse_args(argv)
 
-    throwaway = _throwaway_home()
+    throwaway = throwaway_home()
     os.environ["SENTIBENCH_HOME"] = str(throwaway)  # before Ray starts: its workers inherit it
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

@@ -161,7 +161,9 @@ def result_score(box: Sandbox, folder: str = "results") -> float | None | str:
     found = sorted((box.work / folder).rglob(f"{TASK}.json"))
     if not found:
         return "missing"
-    return json.loads(found[0].read_text())["scores"]["test"][0]["main_score"]
+    from sentibench.results.task_result import read_result
+
+    return read_result(found[0]).main_score()
 
 
 def has_result(box: Sandbox, out: str) -> str | None:

@@ -25,16 +25,15 @@ def stale(root: Path, skip_fine_tuning: bool) -> dict[str, list[str]]:
     tasks, todo = all_tasks(), defaultdict(list)
     for result in iter_results(root):
         task = tasks.get(result.task_name)
-        made_by = result.provenance.get("task", {}).get("version", 1)
+        provenance = result.provenance
         fine_tuning = task is not None and task.metadata.type == "FewShot" and not task.frozen
-        has_interval = "confidence_interval" in result.provenance.get("details", {}) or fine_tuning
-        clean = not str(result.provenance.get("git_commit")).endswith("-dirty")
-        if task is None or result.provenance.get("limit") is not None or (
-                made_by == task.metadata.version and has_interval and clean):
+        has_interval = provenance.details.confidence_interval is not None or fine_tuning
+        if task is None or result.smoke or provenance.model is None or (
+                provenance.task.version == task.metadata.version and has_interval and not provenance.from_dirty_tree):
             continue
         if skip_fine_tuning and fine_tuning:
             continue
-        todo[result.provenance["model"]["name"]].append(task.name)
+        todo[provenance.model.name].append(task.name)
     return todo
 
 

@@ -1,22 +1,20 @@
-"""The shapes of what users hand sentibench, validated in one place: model cards (YAML) and result files
-(JSON). Card loading, resume, the leaderboard and the submission checks all validate through here, so a
-malformed file is one line naming the file and the field, never a traceback deep inside a task.
+"""The model card's shape (YAML), validated in one place: card loading, `bench card check` and the
+submission checks all validate through here, so a malformed card is one line naming the file and the
+field, never a traceback deep inside a task. (Result files have their own schema: `results.schema`.)
 
 Choices: types are strict (YAML `name: 123` or `embedding_size: big` is an error, not a coercion); a
-name is a file name, never a path; a main score is finite and within [-1, 1] (every sentibench main
-score is a correlation, an accuracy, a cosine or a weighted precision), or null.
+name is a file name, never a path.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
-from sentibench.core.errors import BenchError
+from sentibench.core.errors import BenchError, one_line
 from sentibench.embed.encoders import DTYPES
 
 CARD_LOADERS = ("sentence-transformers", "transformers", "onnx-bert", "bow", "random", "trained")
@@ -32,16 +30,6 @@ def check_name(name: str, what: str = "model name") -> str:
         raise BenchError(f"{what} {name!r} is not allowed: use letters, digits, '.', '_' and '-' "
                          "(no path separators), starting with a letter or digit")
     return name
-
-
-def one_line(error: ValidationError) -> str:
-    """A pydantic error as `field: problem; field: problem` on one line."""
-    parts = []
-    for item in error.errors()[:3]:
-        where = ".".join(str(part) for part in item["loc"]) or "file"
-        parts.append(f"{where}: {item['msg']}")
-    more = error.error_count() - len(parts)
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
 @dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
@@ -167,62 +155,3 @@ def make_card(**fields: Any) -> ModelCard:
         return ModelCard(**fields)
     except ValidationError as error:
         raise BenchError(f"model '{fields.get('name')}': {one_line(error)}") from None
-
-
-MainScore = Annotated[float, Field(allow_inf_nan=False, ge=-1.0, le=1.0)]
-
-
-class SplitScores(BaseModel):
-    """One subset's scores on one split (MTEB's layout); other metrics are kept as they are."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-    main_score: MainScore | None
-    hf_subset: str = "default"
-
-
-class TaskInfo(BaseModel):
-    model_config = ConfigDict(strict=True, extra="allow")
-    name: str | None = None
-    type: str | None = None
-    version: Annotated[int, Field(ge=1)] = 1
-    groups: list[str] = Field(default_factory=list)
-
-
-class Provenance(BaseModel):
-    """The `sentibench` block: how a result was produced. Only what the harness reads is typed."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-    model: dict[str, Any] = Field(default_factory=dict)
-    task: TaskInfo = Field(default_factory=TaskInfo)
-    main_split: str | None = None
-    limit: Annotated[int, Field(gt=0)] | None = None
-    seed: int | None = None
-    trained_on_eval_dataset: bool = False
-    git_commit: str | None = None
-
-
-class ResultFile(BaseModel):
-    """A result JSON: MTEB's TaskResult (`task_name`, `scores[split] = [subset scores]`) plus provenance."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-    task_name: Annotated[str, Field(min_length=1)]
-    dataset_revision: str | None = None
-    scores: Annotated[dict[str, Annotated[list[SplitScores], Field(min_length=1)]], Field(min_length=1)]
-    evaluation_time: Annotated[float, Field(allow_inf_nan=False, ge=0)] | None = None
-    sentibench: Provenance = Field(default_factory=Provenance)
-
-    @model_validator(mode="after")
-    def _main_split_scored(self) -> ResultFile:
-        split = self.sentibench.main_split
-        if split is not None and split not in self.scores:
-            raise ValueError(f"main_split '{split}' has no scores")
-        return self
-
-
-def validate_result(data: Any, path: Path) -> ResultFile:
-    """The validated result, or a one-line error naming the file and what to do."""
-    try:
-        return ResultFile.model_validate(data)
-    except ValidationError as error:
-        raise BenchError(f"result file {path} is not a valid result ({one_line(error)}); "
-                         "delete it or rerun with --overwrite-strategy always") from None

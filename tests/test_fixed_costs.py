@@ -107,6 +107,8 @@ def test_truncation_counts_are_stored_beside_the_vectors():
 
 
 def test_a_fully_cached_run_never_loads_the_model(fixture_task, tmp_path):
+    from sentibench.results.task_result import read_result
+
     opened: list[CachedEncoder] = []
 
     def recording(card):
@@ -115,12 +117,12 @@ def test_a_fully_cached_run_never_loads_the_model(fixture_task, tmp_path):
 
     run(["all-minilm-l6-v2"], [fixture_task], tmp_path, encoder_factory=recording)  # cold, or warm from another test
     (path,) = tmp_path.rglob("sgts-fixture-reviews.json")
-    first = json.loads(path.read_text())
+    first = read_result(path)
     warm = run(["all-minilm-l6-v2"], [fixture_task], tmp_path, overwrite="always", encoder_factory=recording)
-    second = json.loads(path.read_text())
+    second = read_result(path)
     assert warm.written == [path] and warm.encoded == 0 and not opened[1].base.is_loaded
-    assert second["scores"] == first["scores"] and second["sentibench"]["details"] == first["sentibench"]["details"]
-    assert first["sentibench"]["details"]["truncated_sentences"] == 0
+    assert second.scores == first.scores and second.provenance.details == first.provenance.details
+    assert first.provenance.details.truncated_sentences == 0
 
 
 def test_weights_digest_is_remembered_until_a_weight_file_changes(tmp_path, monkeypatch):

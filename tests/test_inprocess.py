@@ -16,7 +16,7 @@ def test_any_object_with_encode_runs_under_its_given_name(tmp_path, fixture_task
     report = run([InProcessModel("my-encoder", fake_encoder)], [fixture_task], tmp_path)
     assert report.written == [tmp_path / "my-encoder" / "in-process" / f"{fixture_task.name}.json"]
     stored = read_result(report.written[0])
-    assert stored.main_score() == expected and stored.provenance["model"]["loader"] == "in-process"
+    assert stored.main_score() == expected and stored.provenance.model.loader == "in-process"
 
 
 def test_a_revision_turns_the_embedding_cache_on(tmp_path, fixture_task, fake_encoder):

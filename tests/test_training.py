@@ -6,6 +6,7 @@ import json
 import yaml
 
 from sentibench.cli import main
+from sentibench.results.task_result import read_result
 from sentibench.training.methods import Method, register_method
 
 
@@ -33,7 +34,7 @@ def test_train_writes_checkpoint_and_card_then_runs_in_domain(fixture_task, tmp_
     out = tmp_path / "results"
     assert main(["run", "-m", "copied-minilm", "-t", "sgts-fixture-reviews", "--output-folder", str(out)]) == 0
     (result,) = out.rglob("*.json")
-    assert json.loads(result.read_text())["sentibench"]["trained_on_eval_dataset"] is True
+    assert read_result(result).provenance.trained_on_eval_dataset is True
     assert main(["leaderboard", "--results", str(out), "--output", str(tmp_path / "lb.md")]) == 0
     assert "*" in (tmp_path / "lb.md").read_text().split("## sgts")[1]
 

@@ -3,7 +3,6 @@ reference, module checkpoints that load back as encoders, and `bench train`'s fi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import yaml
 
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
+from sentibench.results.task_result import read_result
 from sentibench.training.checkpoint import load_state, register_encoder_kind, save_module_checkpoint
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import Method, register_method
@@ -160,7 +160,7 @@ def test_a_module_checkpoint_trains_loads_and_runs_like_any_model(fixture_task, 
     out = tmp_path / "results"
     assert main(["run", "-m", "bag-model", "-t", "sgts-fixture-reviews", "--output-folder", str(out)]) == 0
     (result,) = out.rglob("*.json")
-    assert json.loads(result.read_text())["scores"]["test"][0]["main_score"] is not None
+    assert read_result(result).main_score() is not None
     # the same folder, run as a local path, gets a path-hashed name and the same vectors
     from sentibench.models import card_for
     from sentibench.run.runner import open_encoder

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class BenchError(Exception):
@@ -29,3 +33,14 @@ class Rejected(BenchError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
         self.problems = problems
+
+
+def one_line(error: ValidationError) -> str:
+    """A pydantic error as `field: problem; field: problem` on one line (a key with control characters
+    written as Python escapes)."""
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(part) if str(part).isprintable() else ascii(part) for part in item["loc"]) or "file"
+        parts.append(f"{where}: {item['msg']}")
+    more = error.error_count() - len(parts)
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")

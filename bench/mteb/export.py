@@ -27,7 +27,8 @@ from sentibench.models.cards import ModelCard, all_cards
 from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
 from sentibench.mteb.twins import TWINS
-from sentibench.results.task_result import StoredResult, iter_results
+from sentibench.results.schema import ModelInfo, TaskResult
+from sentibench.results.task_result import iter_results
 
 
 @dataclass
@@ -37,20 +38,21 @@ class ExportReport:
     models: set[tuple[str, str]] = field(default_factory=set)  # (MTEB name, revision)
 
 
-def card_from_provenance(model: dict[str, Any]) -> ModelCard:
+def card_from_provenance(model: ModelInfo) -> ModelCard:
     """The card a result was made with: the current card when its revision is unchanged (it carries the
     license, citation and hub revision), else one rebuilt from the result's own record."""
-    current = all_cards().get(model["name"])
-    if current is not None and current.revision == model["revision"]:
+    current = all_cards().get(model.name)
+    if current is not None and current.revision == model.revision:
         return current
-    return ModelCard(description="rebuilt from a result's provenance", **model)
+    return ModelCard(description="rebuilt from a result's provenance",
+                     **model.model_dump(exclude={"weights_sha256"}, exclude_none=True))
 
 
-def mteb_task_result(stored: StoredResult, mteb_version: str) -> dict[str, Any] | None:
+def mteb_task_result(stored: TaskResult, mteb_version: str) -> dict[str, Any] | None:
     """The TaskResult dictionary mteb reads for one of our result files (None: nothing MTEB could score)."""
-    data, provenance = stored.data, dict(stored.provenance)
+    provenance = stored.provenance.to_json()
+    scores = {split: [entry.to_json() for entry in entries] for split, entries in stored.scores.items()}
     twin = TWINS.get(stored.task_name)
-    scores = data["scores"]
     if twin is not None:
         if twin.split not in scores:
             return None
@@ -58,8 +60,8 @@ def mteb_task_result(stored: StoredResult, mteb_version: str) -> dict[str, Any] 
         provenance["mteb_twin"] = {"sentibench_task": stored.task_name, "difference": twin.difference,
                                    "mteb_dataset": dict(_mteb_task(twin.name).metadata.dataset)}
         scores = {twin.split: scores[twin.split]}
-    return {"dataset_revision": data["dataset_revision"], "task_name": twin.name if twin else stored.task_name,
-            "mteb_version": mteb_version, "scores": scores, "evaluation_time": data.get("evaluation_time"),
+    return {"dataset_revision": stored.dataset_revision, "task_name": twin.name if twin else stored.task_name,
+            "mteb_version": mteb_version, "scores": scores, "evaluation_time": stored.evaluation_time,
             "kg_co2_emissions": None, "sentibench": provenance}
 
 
@@ -80,11 +82,11 @@ def export_results(results: Path, output: Path) -> ExportReport:
     mteb_version = metadata.version("mteb")
     report, metas = ExportReport(), {}
     for stored in iter_results(results):
-        if (stored.provenance.get("limit") is not None or "model" not in stored.provenance
-                or stored.provenance["model"].get("dtype", "float32") != "float32"):  # MTEB's are float32
+        model = stored.provenance.model
+        if stored.smoke or model is None or model.dtype != "float32":  # MTEB's are float32
             report.skipped.append(stored.path)
             continue
-        card = card_from_provenance(stored.provenance["model"])
+        card = card_from_provenance(model)
         exported = mteb_task_result(stored, mteb_version)
         if exported is None:
             report.skipped.append(stored.path)

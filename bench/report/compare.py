@@ -23,7 +23,8 @@ from tabulate import tabulate
 from sentibench.core.errors import BenchError
 from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, paired_bootstrap
 from sentibench.evaluation.units import UnitValues, units_path
-from sentibench.results.task_result import StoredResult, iter_results
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import iter_results
 
 ASO_SEED = 0
 
@@ -48,14 +49,14 @@ def _plural(unit: str) -> str:
     """"sentence" -> "sentences", "query" -> "queries"."""
     return unit[:-1] + "ies" if unit.endswith("y") and unit[-2:-1] not in "aeiou" else unit + "s"
 
-def results_of(root: Path, model: str) -> dict[str, StoredResult]:
+def results_of(root: Path, model: str) -> dict[str, TaskResult]:
     """A model's full (non-smoke) results by task name; `model@revision` picks one revision (the
     leaderboard's row label), needed when the results folder holds several."""
     name, _, revision = model.partition("@")
-    found: dict[str, StoredResult] = {}
+    found: dict[str, TaskResult] = {}
     revisions = set()
     for result in iter_results(root):
-        if result.provenance.get("model", {}).get("name") != name or result.provenance.get("limit") is not None:
+        if result.provenance.model is None or result.provenance.model.name != name or result.smoke:
             continue
         if revision and result.path.parent.name != revision:
             continue
@@ -69,19 +70,18 @@ def results_of(root: Path, model: str) -> dict[str, StoredResult]:
     return found
 
 
-def _seed_scores(result: StoredResult) -> dict[tuple, float] | None:
-    per_seed = result.provenance.get("details", {}).get("per_seed")
-    metric = result.provenance.get("task", {}).get("main_score")
+def _seed_scores(result: TaskResult) -> dict[tuple, float] | None:
+    per_seed, metric = result.provenance.details.per_seed, result.provenance.task.main_score
     if not per_seed or metric is None:
         return None
-    return {(s["seed"], s.get("train_indices_sha256")): s[metric] for s in per_seed}
+    return {(run.seed, run.train_indices_sha256): run.metric(metric) for run in per_seed}
 
 
-def compare_task(a: StoredResult, b: StoredResult, aso: bool = True) -> Comparison:
+def compare_task(a: TaskResult, b: TaskResult, aso: bool = True) -> Comparison:
     """One task's paired comparison (module docstring; `aso=False` skips ASO); `note` says why a task
     could not be compared."""
     row = Comparison(a.task_name, a.main_score(), b.main_score())
-    versions = [r.provenance.get("task", {}).get("version", 1) for r in (a, b)]
+    versions = [r.provenance.task.version for r in (a, b)]
     if versions[0] != versions[1]:
         row.note = f"not compared: made under protocol versions {versions[0]} and {versions[1]}"
         return row

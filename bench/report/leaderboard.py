@@ -20,7 +20,8 @@ from tabulate import tabulate
 
 from sentibench.core.io import atomic_write_json, atomic_write_text
 from sentibench.report.compare import compare_task
-from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, iter_results
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import VERIFICATION_FILE, iter_results
 
 ALPHA = 0.05
 BASELINE_LOADERS = ("random", "bow")  # models/baselines.py: no pretrained weights
@@ -50,7 +51,7 @@ appear once `bench verify` accepts them; one whose weights it could not reach (n
 
 @dataclass
 class Cell:
-    result: StoredResult
+    result: TaskResult
     score: float | None
     low: float | None = None
     high: float | None = None
@@ -59,12 +60,12 @@ class Cell:
 
     @property
     def in_domain(self) -> bool:
-        return bool(self.result.provenance.get("trained_on_eval_dataset"))
+        return self.result.provenance.trained_on_eval_dataset
 
     @property
     def from_dirty_tree(self) -> bool:
         """Made from a working tree with uncommitted changes: the recorded commit is not the exact code."""
-        return str(self.result.provenance.get("git_commit")).endswith("-dirty")
+        return self.result.provenance.from_dirty_tree
 
 
 @dataclass
@@ -84,23 +85,22 @@ class Group:
     rows: list[Row] = field(default_factory=list)
 
 
-def section(result: StoredResult) -> str:
+def section(result: TaskResult) -> str:
     """The task's most specific group (its last): `fewshot-full` and `fewshot-frozen` get a table each."""
-    task = result.provenance.get("task", {})
-    groups = task.get("groups") or [task.get("type") or "other"]
-    return groups[-1]
+    task = result.provenance.task
+    return (task.groups or [task.type or "other"])[-1]
 
 
-def model_kind(result: StoredResult) -> str:
+def model_kind(result: TaskResult) -> str:
     """pretrained, trained here (a card with a recipe or a base), or baseline (no pretrained weights)."""
-    model = result.provenance.get("model", {})
-    if model.get("base") or model.get("recipe"):
+    model = result.provenance.model
+    if model is not None and (model.base or model.recipe):
         return "trained here"
-    return "baseline" if model.get("loader") in BASELINE_LOADERS else "pretrained"
+    return "baseline" if model is not None and model.loader in BASELINE_LOADERS else "pretrained"
 
 
-def _greater_is_better(result: StoredResult) -> bool:
-    return result.provenance.get("task", {}).get("greater_is_better", True)
+def _greater_is_better(result: TaskResult) -> bool:
+    return result.provenance.task.greater_is_better
 
 
 class _PValues:
@@ -127,7 +127,7 @@ class _PValues:
             self.read[path] = path.read_bytes() if path.exists() else b"-"
         return self.read[path]
 
-    def _key(self, a: StoredResult, b: StoredResult) -> str:
+    def _key(self, a: TaskResult, b: TaskResult) -> str:
         import hashlib
 
         from sentibench.evaluation.units import units_path
@@ -137,7 +137,7 @@ class _PValues:
             digest.update(self._bytes(path))
         return digest.hexdigest()
 
-    def __call__(self, a: StoredResult, b: StoredResult) -> float | None:
+    def __call__(self, a: TaskResult, b: TaskResult) -> float | None:
         key = self._key(a, b)
         if key not in self.known or not isinstance(self.known[key], (float, int, type(None))):
             self.known[key], self.changed = compare_task(a, b, aso=False).p_value, True
@@ -180,16 +180,16 @@ def _unverified(folder: Path) -> bool:
     return record.exists() and json.loads(record.read_text(encoding="utf-8")).get("status") != "verified"
 
 
-def _dtype(result: StoredResult) -> str:
-    return result.provenance.get("model", {}).get("dtype") or "float32"
+def _dtype(result: TaskResult) -> str:
+    return result.provenance.model.dtype if result.provenance.model is not None else "float32"
 
 
-def _model_labels(results: list[StoredResult]) -> dict[Path, str]:
+def _model_labels(results: list[TaskResult]) -> dict[Path, str]:
     """Row label per result: the model's folder name, or `model@revision` when results of several
     revisions of that model exist (so one revision never silently replaces another's row), followed by
     the inference dtype when it is not float32 (a `--dtype` run's folder is `<revision>-<dtype>`), and
     `(unverified)` for a submission `bench verify` could not re-run."""
-    def revision(result: StoredResult) -> str:
+    def revision(result: TaskResult) -> str:
         folder, dtype = result.path.parent.name, _dtype(result)
         return folder if dtype == "float32" else folder.removesuffix(f"-{dtype}")
 
@@ -205,7 +205,7 @@ def _model_labels(results: list[StoredResult]) -> dict[Path, str]:
     return labels
 
 
-def current(results: list[StoredResult]) -> tuple[list[StoredResult], list[StoredResult]]:
+def current(results: list[TaskResult]) -> tuple[list[TaskResult], list[TaskResult]]:
     """(results made under their task's current protocol version, those made under an older one): the
     leaderboard never mixes protocol versions in a column (`bench run` recomputes the older ones)."""
     from sentibench.tasks.registry import all_tasks
@@ -213,16 +213,16 @@ def current(results: list[StoredResult]) -> tuple[list[StoredResult], list[Store
     versions = {name: task.metadata.version for name, task in all_tasks().items()}
     fresh, stale = [], []
     for result in results:
-        made_by = result.provenance.get("task", {}).get("version", 1)
+        made_by = result.provenance.task.version
         (fresh if versions.get(result.task_name, made_by) == made_by else stale).append(result)
     return fresh, stale
 
 
-def build(root: Path) -> tuple[list[Group], list[StoredResult]]:
+def build(root: Path) -> tuple[list[Group], list[TaskResult]]:
     """The board's groups, and the results left out because an older protocol version made them."""
-    results, stale = current([r for r in iter_results(root) if r.provenance.get("limit") is None])
+    results, stale = current([r for r in iter_results(root) if not r.smoke])
     labels = _model_labels(results)
-    by_group: dict[str, dict[str, dict[str, StoredResult]]] = defaultdict(lambda: defaultdict(dict))
+    by_group: dict[str, dict[str, dict[str, TaskResult]]] = defaultdict(lambda: defaultdict(dict))
     p_values = _PValues()
     for result in results:
         by_group[section(result)][labels[result.path]][result.task_name] = result
@@ -234,8 +234,8 @@ def build(root: Path) -> tuple[list[Group], list[StoredResult]]:
         for model, per_task in models.items():
             cells = {}
             for task, result in per_task.items():
-                interval = result.confidence_interval() or {}
-                cells[task] = Cell(result, result.main_score(), interval.get("low"), interval.get("high"))
+                interval = result.confidence_interval()
+                cells[task] = Cell(result, result.main_score(), *((interval.low, interval.high) if interval else ()))
             rows.append(Row(model, model_kind(next(iter(per_task.values()))), cells))
         for task in tasks:
             _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sentibench.core.errors import BenchError
+from pydantic import ValidationError
+
+from sentibench.core.errors import BenchError, one_line
 from sentibench.core.io import atomic_write_json
-from sentibench.evaluation.bootstrap import t_interval
-from sentibench.models.card_schema import validate_result
+from sentibench.results.schema import TaskResult
 
 
 def safe_segment(text: str) -> str:
@@ -43,9 +43,10 @@ def without_nan(value: Any) -> Any:
 
 
 def task_result(task_name: str, dataset_revision: str, scores: dict[str, dict[str, Any]],
-                evaluation_time: float, provenance: dict[str, Any]) -> dict[str, Any]:
-    """The MTEB TaskResult dictionary: scores[split] is a list with one entry per subset ("default")."""
-    return without_nan({
+                evaluation_time: float, provenance: dict[str, Any]) -> TaskResult:
+    """A fresh result in MTEB's layout: scores[split] is a list with one entry per subset ("default");
+    what the task produced is checked as a read file is (a bad value is one line naming the task)."""
+    data = without_nan({
         "task_name": task_name,
         "dataset_revision": dataset_revision,
         "mteb_version": None,
@@ -55,45 +56,18 @@ def task_result(task_name: str, dataset_revision: str, scores: dict[str, dict[st
         "kg_co2_emissions": None,
         "sentibench": provenance,
     })
+    try:
+        return TaskResult.model_validate(data)
+    except ValidationError as error:
+        raise BenchError(f"task {task_name} produced an invalid result ({one_line(error)})") from None
 
 
-def write_result(path: Path, result: dict[str, Any]) -> None:
-    atomic_write_json(path, result)
+def write_result(path: Path, result: TaskResult) -> None:
+    atomic_write_json(path, result.to_json())
 
 
-@dataclass(frozen=True)
-class StoredResult:
-    path: Path
-    data: dict[str, Any]
-
-    @property
-    def task_name(self) -> str:
-        return self.data["task_name"]
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        return self.data.get("sentibench", {})
-
-    def main_score(self) -> float | None:
-        """The main score of the first evaluated split (the task's primary split)."""
-        split = self.provenance.get("main_split") or next(iter(self.data["scores"]))
-        return self.data["scores"][split][0].get("main_score")
-
-
-    def confidence_interval(self) -> dict | None:
-        """The main score's interval: the one recorded, else (results made before intervals were recorded)
-        Student's t over the per-seed scores the result holds, computed now; None when neither exists."""
-        details = self.provenance.get("details", {})
-        if "confidence_interval" in details:
-            return details["confidence_interval"]
-        per_seed, metric = details.get("per_seed"), self.provenance.get("task", {}).get("main_score")
-        if per_seed and metric and all(metric in s for s in per_seed):
-            return {**t_interval([s[metric] for s in per_seed]), "computed_from": "per_seed, when read"}
-        return None
-
-
-def read_result(path: Path) -> StoredResult:
-    """A parsed result file, or a one-line error naming the file and what is wrong with it."""
+def read_result(path: Path) -> TaskResult:
+    """A result file, validated, or a one-line error naming the file and what is wrong with it."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -101,24 +75,26 @@ def read_result(path: Path) -> StoredResult:
                          "delete it or rerun with --overwrite-strategy always") from None
     except OSError as error:
         raise BenchError(f"result file {path} cannot be read ({error.strerror})") from None
-    validate_result(data, path)
-    return StoredResult(Path(path), data)
+    try:
+        result = TaskResult.model_validate(data)
+    except ValidationError as error:
+        raise BenchError(f"result file {path} is not a valid result ({one_line(error)}); "
+                         "delete it or rerun with --overwrite-strategy always") from None
+    result._path = Path(path)
+    return result
 
 
 VERIFICATION_FILE = "verification.json"  # `bench verify`'s record beside a submitted model's results
 NOT_RESULTS = ("model_meta.json", VERIFICATION_FILE)  # MTEB's model record; the verification record
 
 
-def iter_results(root: Path) -> list[StoredResult]:
+def iter_results(root: Path) -> list[TaskResult]:
     return [read_result(p) for p in sorted(Path(root).rglob("*.json")) if p.name not in NOT_RESULTS]
 
 
 def comparable_results(root: Path) -> dict[str, dict[str, Any]]:
     """Every result under `root` by relative path, without the fields that time its run (`evaluation_time`,
     `finished_at`): what two runs of the same work, on any executor, must agree on exactly."""
-    out = {}
-    for stored in iter_results(root):
-        data = {k: v for k, v in stored.data.items() if k != "evaluation_time"}
-        data["sentibench"] = {k: v for k, v in stored.provenance.items() if k != "finished_at"}
-        out[str(stored.path.relative_to(root))] = data
-    return out
+    return {str(result.path.relative_to(root)): result.to_json(exclude={"evaluation_time": True,
+                                                                       "sentibench": {"finished_at"}})
+            for result in iter_results(root)}

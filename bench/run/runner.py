@@ -23,6 +23,7 @@ from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel
+from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import read_result, result_path, task_result, write_result
 from sentibench.tasks.base import EvalContext, Task
 
@@ -69,9 +70,8 @@ def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrat
     if strategy == "never":
         return True
     stored = read_result(path)  # a file that does not parse is an error, never silently overwritten
-    made_by = stored.provenance.get("task", {}).get("version", 1)  # results before versions: version 1
-    return (set(task.metadata.eval_splits) <= set(stored.data["scores"]) and stored.provenance.get("limit") == limit
-            and made_by == task.metadata.version)
+    return (set(task.metadata.eval_splits) <= set(stored.scores) and stored.provenance.limit == limit
+            and stored.provenance.task.version == task.metadata.version)
 
 
 def _fit_if_needed(encoder: CachedEncoder, task: Task) -> None:
@@ -93,8 +93,8 @@ def _normalises(card: ModelCard, encoder: CachedEncoder) -> bool:
 
 
 def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: EvalContext
-                 ) -> tuple[dict, UnitValues | None]:
-    """The result dictionary and the main score's unit values (None when the task gives none)."""
+                 ) -> tuple[TaskResult, UnitValues | None]:
+    """The result and the main score's unit values (None when the task gives none)."""
     _fit_if_needed(encoder, task)
     dataset = get_dataset(task.metadata.dataset)
     started = time.perf_counter()
@@ -159,7 +159,7 @@ class RunItem:
 class ItemOutcome:
     """What a worker sends back for an item: the result to write, or why there is none."""
 
-    result: dict | None = None
+    result: TaskResult | None = None
     units: UnitValues | None = None  # the main score's unit values, saved beside the result
     problem: str | None = None
     unavailable: bool = False

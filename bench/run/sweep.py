@@ -25,6 +25,7 @@ from sentibench.evaluation.units import units_path
 from sentibench.models import card_for, load_encoder
 from sentibench.models.cards import ModelCard
 from sentibench.models.trained import DONE_FILE, train
+from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import write_result
 from sentibench.run.runner import EncoderPool, evaluate_one
 from sentibench.tasks.base import EvalContext
@@ -55,7 +56,7 @@ def _trained_card(configuration: Configuration, device: str | None) -> tuple[Mod
     return card, report
 
 
-def _score(configuration: Configuration, card: ModelCard, folder: Path, device: str | None) -> dict[str, Any]:
+def _score(configuration: Configuration, card: ModelCard, folder: Path, device: str | None) -> TaskResult:
     """The configuration's task on `card` (R = its base), written into `folder` as the runner writes results."""
     (task,) = resolve([configuration.task])
     task = dataclasses.replace(task, **configuration.task_options)
@@ -82,7 +83,7 @@ def run_configuration(configuration: Configuration, output: Path, device: str | 
     record = {"configuration": asdict(configuration), "folder": configuration.folder, "model": card.name,
               "recipe": card.recipe or None, "training": report.get("training"),
               "examples": report.get("examples"), "config": report.get("config"),
-              "scores": result["scores"]["test"][0], "git_commit": result["sentibench"]["git_commit"],
+              "scores": result.scores["test"][0].to_json(), "git_commit": result.provenance.git_commit,
               "seconds": round(time.perf_counter() - started, 1)}
     atomic_write_json(folder / SWEEP_RECORD, record)
     return record

@@ -20,7 +20,8 @@ from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.models.cards import ModelCard
 from sentibench.models.loaders import card_for
-from sentibench.results.task_result import StoredResult, read_result
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import read_result
 from sentibench.tasks.registry import all_tasks
 
 
@@ -70,18 +71,18 @@ def sample_hashes(details: Any, prefix: str = "") -> dict[str, Any]:
     return found
 
 
-def check_against_catalog(stored: StoredResult) -> list[str]:
+def check_against_catalog(stored: TaskResult) -> list[str]:
     """Why `stored` was not made by this harness's released task on the current data (empty: it was)."""
     provenance = stored.provenance
     task = all_tasks().get(stored.task_name)
     if task is None:
         return [f"{stored.task_name}: no such task in this harness"]
     problems = []
-    made_by = provenance.get("task", {}).get("version", 1)  # results from before versions: version 1
+    made_by = provenance.task.version
     if made_by != task.metadata.version:
         problems.append(f"{stored.task_name}: made by task version {made_by}, the harness has version "
                         f"{task.metadata.version}; rerun it with `bench run`")
-    recorded = provenance.get("dataset", {}).get("content_hash")
+    recorded = provenance.dataset.content_hash if provenance.dataset else None
     current = get_dataset(task.metadata.dataset).content_hash
     if recorded != current:
         problems.append(f"{stored.task_name}: dataset '{task.metadata.dataset}' hash {str(recorded)[:12]} is not "
@@ -89,38 +90,39 @@ def check_against_catalog(stored: StoredResult) -> list[str]:
     return problems
 
 
-def reproduce(stored: StoredResult, card: ModelCard | None = None, device: str | None = None,
+def reproduce(stored: TaskResult, card: ModelCard | None = None, device: str | None = None,
               batch_size: int = 32, use_cache: bool = False) -> Reproduction:
     """Re-run the task of `stored` with the model (in its dtype), data, seed and limit it records; compare."""
     from sentibench.run.runner import run
 
     provenance = stored.provenance
-    model = provenance.get("model", {})
-    card = card or card_for(model.get("name", ""))
-    if card.revision != model.get("revision"):
-        raise BenchError(f"{stored.path}: made by '{card.name}' revision {model.get('revision')}, the card now "
+    if provenance.model is None:
+        raise BenchError(f"{stored.path}: records no model; it cannot be re-run")
+    model = provenance.model
+    card = card or card_for(model.name)
+    if card.revision != model.revision:
+        raise BenchError(f"{stored.path}: made by '{card.name}' revision {model.revision}, the card now "
                          f"says {card.revision}")
     problems = check_against_catalog(stored)
     if problems:
         raise BenchError(problems[0])
     task = all_tasks()[stored.task_name]
     with tempfile.TemporaryDirectory(prefix="sentibench-reproduce-") as scratch:
-        report = run([card], [task], Path(scratch), overwrite="always", seed=provenance.get("seed", 0),
-                     limit=provenance.get("limit"), batch_size=batch_size, device=device, use_cache=use_cache,
-                     dtype=model.get("dtype") or "float32")  # results without a dtype predate bfloat16 runs
+        report = run([card], [task], Path(scratch), overwrite="always", seed=provenance.seed or 0,
+                     limit=provenance.limit, batch_size=batch_size, device=device, use_cache=use_cache,
+                     dtype=model.dtype)
         if not report.written:
             raise BenchError((report.failed + report.unavailable + [f"{task.name}: nothing was re-run"])[0])
         rerun = read_result(report.written[0])
     return compare(stored, rerun, task.metadata.tolerance)
 
 
-def compare(stored: StoredResult, rerun: StoredResult, tolerance: float) -> Reproduction:
+def compare(stored: TaskResult, rerun: TaskResult, tolerance: float) -> Reproduction:
     differences = []
-    weights = (stored.provenance.get("model", {}).get("weights_sha256"),
-               rerun.provenance.get("model", {}).get("weights_sha256"))
+    weights = tuple(r.provenance.model.weights_sha256 if r.provenance.model else None for r in (stored, rerun))
     if weights[0] is not None and weights[0] != weights[1]:
         differences.append(f"weights sha256 {weights[0][:12]} != {str(weights[1])[:12]}")
-    before, after = (sample_hashes(r.provenance.get("details", {})) for r in (stored, rerun))
+    before, after = (sample_hashes(r.provenance.details.to_json()) for r in (stored, rerun))
     differences += [f"{key} {str(value)[:12]} != {str(after.get(key))[:12]}"
                     for key, value in sorted(before.items()) if after.get(key) != value]
     return Reproduction(stored.task_name, stored.main_score(), rerun.main_score(), tolerance, tuple(differences))

@@ -31,7 +31,8 @@ from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.provenance import git_commit, versions
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.safety import check_weights_folder
-from sentibench.results.task_result import StoredResult, iter_results, result_path
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import iter_results, result_path
 from sentibench.run.suite import required_tasks
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog
@@ -48,32 +49,32 @@ def results_folder(root: Path, card: ModelCard) -> Path:
     return result_path(root, card.name, card.revision, "task").parent
 
 
-def _score_problems(result: StoredResult) -> list[str]:
-    metric = result.provenance.get("task", {}).get("main_score")
-    return [f"{result.task_name}: main_score {entry.get('main_score')} is not its '{metric}' {entry.get(metric)} "
+def _score_problems(result: TaskResult) -> list[str]:
+    metric = result.provenance.task.main_score
+    return [f"{result.task_name}: main_score {entry.main_score} is not its '{metric}' {entry.metric(metric)} "
             f"on split '{split}' (edited?)"
-            for split, entries in result.data["scores"].items() for entry in entries
-            if metric and entry.get("main_score") != entry.get(metric)]
+            for split, entries in result.scores.items() for entry in entries
+            if metric and entry.main_score != entry.metric(metric)]
 
 
-def result_problems(card: ModelCard, results: list[StoredResult]) -> list[str]:
+def result_problems(card: ModelCard, results: list[TaskResult]) -> list[str]:
     """One line per reason these results cannot be submitted for `card` (empty: they can)."""
     have = {r.task_name for r in results}
     problems = [f"{task.name}: no result (required); run `bench run -m {card.name} -t {task.name}`"
                 for task in required_tasks() if task.name not in have]
     for result in results:
         provenance = result.provenance
-        model = provenance.get("model", {})
-        if (model.get("name"), model.get("revision")) != (card.name, card.revision):
-            problems.append(f"{result.task_name}: made by '{model.get('name')}' revision {model.get('revision')}, "
+        name, revision = (provenance.model.name, provenance.model.revision) if provenance.model else (None, None)
+        if (name, revision) != (card.name, card.revision):
+            problems.append(f"{result.task_name}: made by '{name}' revision {revision}, "
                             f"not '{card.name}' revision {card.revision}")
-        if provenance.get("limit") is not None:
-            problems.append(f"{result.task_name}: a smoke run (--limit {provenance['limit']}); rerun without --limit")
-        if str(provenance.get("git_commit") or "").endswith("-dirty"):
+        if result.smoke:
+            problems.append(f"{result.task_name}: a smoke run (--limit {provenance.limit}); rerun without --limit")
+        if provenance.from_dirty_tree:
             problems.append(f"{result.task_name}: made from a tree with uncommitted changes "
-                            f"({provenance['git_commit']}); commit, then rerun")
+                            f"({provenance.git_commit}); commit, then rerun")
         problems += _score_problems(result) + check_against_catalog(result)
-    recorded = {r.provenance.get("model", {}).get("weights_sha256") for r in results}
+    recorded = {r.provenance.model.weights_sha256 if r.provenance.model else None for r in results}
     if len(recorded) > 1:
         problems.append(f"the results record {len(recorded)} different weights sha256: one model, one set of weights")
     elif card.loader not in ("bow", "random") and recorded == {None}:

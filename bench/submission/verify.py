@@ -41,7 +41,8 @@ from sentibench.models.card_schema import ModelCard, validate_card
 from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
 from sentibench.models.safety import confined, weights_folder_problems
 from sentibench.report.leaderboard import write_leaderboard
-from sentibench.results.task_result import VERIFICATION_FILE, StoredResult, iter_results
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import VERIFICATION_FILE, iter_results
 from sentibench.submission.archive import safe_extract
 from sentibench.submission.reproduce import Reproduction, reproduce
 from sentibench.submission.submit import (
@@ -118,7 +119,7 @@ def unreachable(card: ModelCard) -> str | None:
     return None if Path(folder).is_dir() else f"weights folder '{folder}' is not on this machine"
 
 
-def choose(results: list[StoredResult], fraction: float, minimum: int, seed: int) -> list[StoredResult]:
+def choose(results: list[TaskResult], fraction: float, minimum: int, seed: int) -> list[TaskResult]:
     """A seeded sample of ceil(fraction * n) results, at least `minimum` (all, when there are fewer)."""
     ordered = sorted(results, key=lambda r: r.task_name)
     count = min(len(ordered), max(minimum, math.ceil(fraction * len(ordered))))
