@@ -6,11 +6,16 @@ from the protocols' sources (SentEval's per-dataset protocols, the STS splits), 
 from __future__ import annotations
 
 import hashlib
+import pkgutil
 import subprocess
 import sys
+import tomllib
+from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
+import sentibench.tasks
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_spec, register_dataset
 from sentibench.data.parsers import labelled_csv
@@ -139,3 +144,18 @@ def test_a_package_file_is_read_only_when_its_sha256_matches(tmp_path, monkeypat
     with pytest.raises(BenchError, match="label 'meh' is not one of"):
         (package / "bad.csv").write_text("text,label\nok,meh\n", encoding="utf-8")
         labelled_csv(package / "bad.csv", ("negative", "positive"))
+
+
+def test_every_task_module_is_declared_as_an_entry_point():
+    """A task module missing from `[project.entry-points."sentibench.tasks"]` would silently add no tasks (and an
+    installation made before an entry point was added misses it: reinstall)."""
+    modules = {f"sentibench.tasks.{info.name}" for info in pkgutil.iter_modules(sentibench.tasks.__path__)
+               if info.name not in ("base", "registry")}
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    declared = pyproject["project"]["entry-points"]
+    assert set(declared["sentibench.tasks"].values()) == modules
+    installed = {point.value for point in entry_points(group="sentibench.tasks") if point.dist.name == "sentibench"}
+    assert installed == modules
+    for group in ("sentibench.datasets", "sentibench.encoders", "sentibench.methods"):
+        assert {p.value for p in entry_points(group=group) if p.dist.name == "sentibench"} == set(
+            declared[group].values())
