@@ -159,3 +159,12 @@ def test_every_task_module_is_declared_as_an_entry_point():
     for group in ("sentibench.datasets", "sentibench.encoders", "sentibench.methods"):
         assert {p.value for p in entry_points(group=group) if p.dist.name == "sentibench"} == set(
             declared[group].values())
+
+
+def test_an_installation_without_sentibenchs_own_entry_points_says_to_reinstall(monkeypatch):
+    from sentibench.core import registry
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    monkeypatch.setattr(registry, "_LOADED", set())
+    with pytest.raises(BenchError, match=r"declares no 'sentibench.tasks' entry points .* reinstall"):
+        registry.load_plugins("sentibench.tasks")
