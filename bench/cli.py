@@ -197,10 +197,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from sentibench.submission.reproduce import reproduce_file
 
-    outcome = reproduce_file(Path(args.result), device=args.device, batch_size=args.batch_size,
-                             use_cache=args.use_cache)
-    print(outcome.line())
-    return 0 if outcome.agrees else 1
+    agreed = 0
+    for result in args.result:
+        outcome = reproduce_file(Path(result), device=args.device, batch_size=args.batch_size,
+                                 use_cache=args.use_cache)
+        print(outcome.line(), flush=True)
+        agreed += outcome.agrees
+    if len(args.result) > 1:
+        print(f"{agreed} of {len(args.result)} result(s) agree")
+    return 0 if agreed == len(args.result) else 1
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -355,8 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--results", default="results")
     plot.add_argument("--output", default="plots")
     plot.set_defaults(func=cmd_plot)
-    again = sub.add_parser("reproduce", help="re-run one result from its provenance and compare the scores")
-    again.add_argument("result", help="a result JSON file")
+    again = sub.add_parser("reproduce", help="re-run results from their provenance and compare the scores")
+    again.add_argument("result", nargs="+", help="result JSON files")
     again.add_argument("--device")
     again.add_argument("--batch-size", type=int, default=32)
     again.add_argument("--use-cache", action="store_true",

@@ -9,7 +9,8 @@ an older protocol are never mixed with new ones (`bench run` recomputes them). I
 a re-run's main score may be from a stored one (`bench reproduce`, `bench verify`): re-running the same
 code, data, weights and seed differs only by floating-point order (batch padding, BLAS threads), which
 moves a rank correlation or a held-out accuracy by well under 0.005; fine-tuning tasks amplify that
-through training and state 0.02.
+through training and state 0.02. Whether a task is in the required suite (what every submission must
+score) is the task's own `required`, and its MTEB task type follows from its `type`.
 """
 
 from __future__ import annotations
@@ -28,8 +29,12 @@ from sentibench.evaluation.units import UnitValues
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"
 
-TASK_TYPES = ("SgTS", "Retrieval", "Classification", "PairClassification", "STS", "FewShot", "Geometry")
-"""The closed set of task types (MTEB-style); the leaderboard groups and aggregates by them."""
+TASK_TYPES: dict[str, str | None] = {
+    "SgTS": "STS", "Retrieval": "Retrieval", "Classification": "Classification",
+    "PairClassification": "PairClassification", "STS": "STS", "FewShot": "Classification", "Geometry": None,
+}
+"""The closed set of task types (MTEB-style; the leaderboard groups and aggregates by them), each with the
+MTEB task type it is scored as (SgTS like STS: cosine against a graded gold), or None when no MTEB type fits."""
 TASK_NAME = re.compile(r"[a-z0-9][a-z0-9.-]*")
 
 
@@ -47,6 +52,10 @@ class TaskMetadata:
     lower_is_better: tuple[str, ...] = ()  # metrics where smaller is better (all others: greater is better)
     fine_tunes: bool = False  # trains the model under test: its own executor unit, optional in a submission
     tolerance: float = 0.005  # |re-run - stored| main score allowed by `bench reproduce` and `bench verify`
+    # In the required suite (what every submission must score). The built-in families set it for the
+    # frozen tasks of their default group on datasets that ship offline (a hub-only dataset cannot be
+    # asked of a submitter or re-run by a verifier); a task that fine-tunes cannot be required.
+    required: bool = False
 
     def __post_init__(self) -> None:
         problems = []
@@ -64,8 +73,15 @@ class TaskMetadata:
             problems.append("version must be a positive integer")
         if not 0 <= self.tolerance < 1:
             problems.append("tolerance must be in [0, 1)")
+        if self.required and self.fine_tunes:
+            problems.append("a task that fine-tunes cannot be required (it is optional in a submission)")
         if problems:
             raise BenchError(f"task '{self.name}': {'; '.join(problems)}")
+
+    @property
+    def mteb_type(self) -> str | None:
+        """The MTEB task type this task is scored as (None: it has no MTEB form)."""
+        return TASK_TYPES[self.type]
 
     def greater_is_better(self, metric: str | None = None) -> bool:
         """Whether a larger value of `metric` (default: the main score) is better."""

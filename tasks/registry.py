@@ -1,82 +1,58 @@
-"""Finds tasks by name or group. Task modules register *families*: a rule that builds a family's task for
-a dataset whose catalog facts (tags, kind, labels, caps) fit, or None. Every registered dataset, including
-ones added later with `register_dataset`, gets the tasks of every family that accepts it. A task registered
-explicitly with `register` (a variant not derived from the catalog) takes precedence over a family's."""
+"""Finds tasks by name or group. Tasks come from *families*, the one way to add tasks: a family is a rule that
+builds its task(s) for a dataset whose catalog facts (tags, kind, labels, caps, title, standard splits) fit,
+or None. Every registered dataset, including ones added later with `register_dataset`, gets the tasks of
+every family that accepts it. Families register at import of their module; sentibench's own task modules
+and plug-ins alike are found through the `sentibench.tasks` entry points (`FAMILIES`).
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
-from functools import cache
 
 from sentibench.core.errors import BenchError, unknown_name
+from sentibench.core.registry import Registry, load_plugins
 from sentibench.data import dataset_names, get_spec
 from sentibench.data.spec import DatasetSpec
 from sentibench.tasks.base import Task
 
-Family = Callable[[DatasetSpec], Task | None]
+Family = Callable[[DatasetSpec], Task | list[Task] | None]
 
-_TASKS: dict[str, Task] = {}
-_FROM_FAMILY: set[str] = set()          # task names a family built (an explicit registration replaces them)
-_FAMILIES: dict[str, Family] = {}
-_APPLIED: set[tuple[str, str]] = set()  # (family, dataset) pairs already built
+FAMILIES: Registry[Family] = Registry("task family", lambda: load_plugins("sentibench.tasks"))
+"""Every task family by name (its default group's name, e.g. "sgts")."""
 
-
-def register(task: Task) -> Task:
-    if task.name in _TASKS and task.name not in _FROM_FAMILY:
-        raise BenchError(f"task '{task.name}' is registered twice")
-    _TASKS[task.name] = task
-    _FROM_FAMILY.discard(task.name)
-    return task
+# (family, dataset) -> the family and spec it was built from, and what it built: a cache that is rebuilt when
+# either changes (a test's restore), so it holds no state of its own.
+_BUILT: dict[tuple[str, str], tuple[Family, DatasetSpec, list[Task]]] = {}
 
 
-def register_family(name: str, build: Family) -> None:
-    """A task family: `build(spec)` returns the family's task for a dataset that fits, else None."""
-    _FAMILIES[name] = build
+def register_family(name: str, build: Family) -> Family:
+    """A task family: `build(spec)` returns the family's task(s) for a dataset that fits, else None."""
+    return FAMILIES.register(name, build)
 
 
-def _apply_families() -> None:
-    for dataset in dataset_names():
-        spec = get_spec(dataset)
-        for family, build in _FAMILIES.items():
-            if (family, dataset) in _APPLIED:
-                continue
-            _APPLIED.add((family, dataset))
-            for task in _as_list(build(spec)):
-                if task.name not in _TASKS:
-                    _TASKS[task.name] = task
-                    _FROM_FAMILY.add(task.name)
-
-
-def _as_list(built: Task | list[Task] | None) -> list[Task]:
-    return [] if built is None else built if isinstance(built, list) else [built]
-
-
-@cache
-def _discover() -> None:
-    import sentibench.tasks as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in ("base", "registry"):
-            importlib.import_module(f"sentibench.tasks.{info.name}")
+def _built(family: str, build: Family, spec: DatasetSpec) -> list[Task]:
+    cached = _BUILT.get((family, spec.name))
+    if cached is not None and cached[0] is build and cached[1] is spec:
+        return cached[2]
+    made = build(spec)
+    tasks = [] if made is None else made if isinstance(made, list) else [made]
+    _BUILT[(family, spec.name)] = (build, spec, tasks)
+    return tasks
 
 
 def all_tasks() -> dict[str, Task]:
-    _discover()
-    _apply_families()
-    return dict(sorted(_TASKS.items()))
-
-
-def snapshot() -> tuple:
-    """The registry's state, for tests that register and must not leak (see `restore`)."""
-    return dict(_TASKS), set(_FROM_FAMILY), dict(_FAMILIES), set(_APPLIED)
-
-
-def restore(state: tuple) -> None:
-    for target, saved in zip((_TASKS, _FROM_FAMILY, _FAMILIES, _APPLIED), state):
-        target.clear()
-        target.update(saved)
+    """Every task, by name (sorted): each family applied to each dataset; a name built twice is an error."""
+    tasks: dict[str, Task] = {}
+    owner: dict[str, str] = {}
+    specs = [get_spec(name) for name in dataset_names()]
+    for family, build in FAMILIES.items().items():
+        for spec in specs:
+            for task in _built(family, build, spec):
+                if task.name in tasks:
+                    raise BenchError(f"task '{task.name}' is built by two families ('{owner[task.name]}' and "
+                                     f"'{family}'); rename one of them")
+                tasks[task.name], owner[task.name] = task, family
+    return dict(sorted(tasks.items()))
 
 
 def groups() -> dict[str, list[str]]:

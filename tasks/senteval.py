@@ -34,6 +34,7 @@ from typing import Literal
 import numpy as np
 
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation.classifiers import (
     C_LIMITS,
@@ -48,7 +49,7 @@ from sentibench.evaluation.classifiers import (
 )
 from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.registry import register
+from sentibench.tasks.registry import register_family
 
 Protocol = Literal["kfold", "cv-then-test", "splits"]
 OUTER_FOLDS = 10
@@ -154,22 +155,27 @@ class SentEvalTransfer(Task):
         return pair_features(vectors[:len(first)], vectors[len(first):]), labels
 
 
-SENTEVAL_DATASETS: tuple[tuple[str, str, Protocol], ...] = (
-    ("mr", "MR", "kfold"),
-    ("vader-amazon", "CR-like (Amazon review snippets, not SentEval's CR labels)", "kfold"),
-    ("subj", "SUBJ", "kfold"),
-    ("mpqa", "MPQA", "kfold"),
-    ("trec", "TREC (6 coarse classes)", "cv-then-test"),
-    ("sst2", "SST2", "splits"),
-    ("sst5", "SST5", "splits"),
-    ("mrpc", "MRPC", "cv-then-test"),
-)
+def senteval_protocol(spec: DatasetSpec) -> Protocol:
+    """SentEval's protocol follows the splits a dataset is published with: none, k-fold over all of it; a
+    validation split, C on it; train and test only, C by cross-validation on train."""
+    if not spec.standard_splits:
+        return "kfold"
+    return "splits" if "validation" in spec.standard_splits else "cv-then-test"
 
-for _dataset, _what, _protocol in SENTEVAL_DATASETS:
-    register(SentEvalTransfer(TaskMetadata(
-        name=f"senteval-{_dataset}", type="Classification" if _dataset != "mrpc" else "PairClassification",
-        dataset=_dataset, eval_splits=("test",), main_score="accuracy", version=3,
-        description=f"SentEval transfer, {_what}: logistic regression on frozen embeddings ({_protocol}).",
+
+def senteval_family(spec: DatasetSpec) -> SentEvalTransfer | None:
+    """Every dataset tagged "senteval", under the protocol SentEval gives it."""
+    if not spec.has("senteval"):
+        return None
+    protocol = senteval_protocol(spec)
+    return SentEvalTransfer(TaskMetadata(
+        name=f"senteval-{spec.name}", type="PairClassification" if spec.kind == "pairs" else "Classification",
+        dataset=spec.name, eval_splits=("test",), main_score="accuracy", version=3,
+        description=f"SentEval transfer, {spec.display_title}: logistic regression on frozen embeddings "
+                    f"({protocol}).",
         reference="SentEval (Conneau & Kiela 2018); InfoDCL (Zhang et al., 2023) E.6; polarity-aware "
                   "retrieval paper, Table 7",
-        groups=("senteval",)), protocol=_protocol))
+        groups=("senteval",), required=spec.offline), protocol=protocol)
+
+
+register_family("senteval", senteval_family)

@@ -6,7 +6,8 @@ is the cosine of its two vectors; scores are Spearman (main, `cosine_spearman`) 
 A dataset whose rows carry a `subset` column (SentEval's STS12-16 layout: one file per source) also
 reports, under SentEval's names, `all_*` (pooled over subsets; equals the plain score), `mean_*` (the
 unweighted mean of per-subset correlations) and `wmean_*` (weighted by subset size); per-subset values go
-to details. STS-B is evaluated on test and dev; STS12-16 and SICK-R on test (hub only).
+to details. Every pairs dataset tagged "sts" is scored on its test split, plus its published validation split when it
+has one (STS-B: test and dev; STS12-16 and SICK-R: test, hub only).
 Confidence interval (main split): the linearised bootstrap over sentence pairs (`sentibench.evaluation.units`).
 """
 
@@ -18,13 +19,14 @@ import numpy as np
 
 from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
+from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
 from sentibench.evaluation.sampling import capped_indices
 from sentibench.evaluation.spearman import spearman_pseudo_values
 from sentibench.evaluation.units import LINEARISED, UnitValues
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
-from sentibench.tasks.registry import register
+from sentibench.tasks.registry import register_family
 
 
 def pair_cosines(encoder: Encoder, first: list[str], second: list[str], batch_size: int) -> np.ndarray:
@@ -83,19 +85,17 @@ class STS(Task):
         return Evaluation(scores, details, units)
 
 
-STS_DATASETS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("stsb", ("test", "validation"), "STS Benchmark (Cer et al. 2017)"),
-    ("sts12", ("test",), "SemEval STS 2012"),
-    ("sts13", ("test",), "SemEval STS 2013"),
-    ("sts14", ("test",), "SemEval STS 2014"),
-    ("sts15", ("test",), "SemEval STS 2015"),
-    ("sts16", ("test",), "SemEval STS 2016"),
-    ("sick-r", ("test",), "SICK relatedness"),
-)
+def sts_family(spec: DatasetSpec) -> STS | None:
+    """Every pairs dataset tagged "sts": scored on test, and on its published validation split when it has one."""
+    if not (spec.kind == "pairs" and spec.has("sts")):
+        return None
+    splits = ("test", "validation") if "validation" in spec.standard_splits else ("test",)
+    return STS(TaskMetadata(
+        name=f"sts-{spec.name}", type="STS", dataset=spec.name, eval_splits=splits, main_score="cosine_spearman",
+        description=f"{spec.display_title}: Spearman (main) and Pearson correlation of cosine similarity with "
+                    "gold scores.",
+        reference="SIFTER (Yu et al.) §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",),
+        required=spec.offline))
 
-for _dataset, _splits, _what in STS_DATASETS:
-    register(STS(TaskMetadata(
-        name=f"sts-{_dataset}", type="STS", dataset=_dataset, eval_splits=_splits, main_score="cosine_spearman",
-        description=f"{_what}: Spearman (main) and Pearson correlation of cosine similarity with gold "
-                               "scores.",
-        reference="SIFTER (Yu et al.) §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",))))
+
+register_family("sts", sts_family)

@@ -54,21 +54,19 @@ def sentibench_home(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def fixture_task():
-    """A registered 16-sentence dataset ('fixture-reviews', split 8/4/4... by the store) and its SgTS task."""
+    """A registered 16-sentence dataset ('fixture-reviews', split 8/4/4... by the store) and its SgTS task,
+    which the sgts family builds for it like for any binary sentiment dataset."""
     from sentibench.data import DatasetSpec, register_dataset
-    from sentibench.data.store import _REGISTRY
-    from sentibench.tasks.registry import all_tasks, register
-    from sentibench.tasks.sgts import SgTSTask
+    from sentibench.data.registry import DATASETS
+    from sentibench.tasks.registry import all_tasks
 
-    if "fixture-reviews" not in _REGISTRY:
+    if "fixture-reviews" not in DATASETS:
         rows = [{"text": t, "label": y} for t, y in FIXTURE_SENTENCES * 2]
         rows = [{"text": f"{r['text']} ({i})", "label": r["label"]} for i, r in enumerate(rows)]
         register_dataset(DatasetSpec(
             name="fixture-reviews", description="test fixture", kind="classification",
             label_names=("negative", "positive"), license="test", citation="test",
             load_rows=lambda: {"all": rows}, split_fractions=(0.5, 0.0, 0.5), tags=("sentiment",)))
-    if "sgts-fixture-reviews" not in all_tasks():
-        register(SgTSTask("fixture-reviews"))
     return all_tasks()["sgts-fixture-reviews"]
 
 
@@ -79,21 +77,18 @@ def fake_encoder():
 
 @pytest.fixture(autouse=True)
 def isolated_registries():
-    """Tasks, datasets, methods and encoder kinds a test registers are gone after it (no leaks between
-    tests); what modules register at import is discovered first, so it is kept."""
-    from sentibench.data import store
-    from sentibench.tasks import registry
-    from sentibench.training import checkpoint, methods
+    """Datasets, task families, methods and encoder kinds a test registers are gone after it (no leaks
+    between tests); what modules and entry points register is discovered first (`snapshot`), so it is kept."""
+    from sentibench.data.registry import DATASETS
+    from sentibench.tasks.registry import FAMILIES
+    from sentibench.training.checkpoint import ENCODER_KINDS
+    from sentibench.training.methods import METHODS
 
-    methods.methods()
-    registry.all_tasks()
-    saved = registry.snapshot(), dict(store._REGISTRY), methods.METHODS.snapshot(), dict(checkpoint._KINDS)
+    registries = (DATASETS, FAMILIES, METHODS, ENCODER_KINDS)
+    saved = [registry.snapshot() for registry in registries]
     yield
-    registry.restore(saved[0])
-    methods.METHODS.restore(saved[2])
-    for live, kept in zip((store._REGISTRY, checkpoint._KINDS), (saved[1], saved[3])):
-        live.clear()
-        live.update(kept)
+    for registry, state in zip(registries, saved):
+        registry.restore(state)
 
 
 @pytest.fixture(scope="session")

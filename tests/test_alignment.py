@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sentibench.data import DatasetSpec, register_dataset
-from sentibench.data.store import _REGISTRY
+from sentibench.data.registry import DATASETS
 from sentibench.tasks.alignment import DEFINITIONS, AlignmentUniformity
 from sentibench.tasks.base import EvalContext, TaskMetadata
 
@@ -28,7 +28,7 @@ class CircleEncoder:
 @pytest.fixture(scope="module")
 def task():
     name = "frozen-align-fixture"
-    if name not in _REGISTRY:
+    if name not in DATASETS:
         rows = [{"text": t, "label": y} for t, (_, y) in POINTS.items()]
         register_dataset(DatasetSpec(name=name, description="test", kind="classification", label_names=("n", "p"),
                                      license="test", citation="test", load_rows=lambda: {"train": rows, "test": rows},

@@ -14,7 +14,7 @@ import torch
 
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
-from sentibench.data.store import _REGISTRY
+from sentibench.data.registry import DATASETS
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.fewshot import (
@@ -56,7 +56,7 @@ def one_thread():
 
 @pytest.fixture(scope="module")
 def toy_dataset() -> str:
-    if TOY not in _REGISTRY:
+    if TOY not in DATASETS:
         rows = _toy_rows()
         register_dataset(DatasetSpec(name=TOY, description="test", kind="classification", label_names=("n", "p"),
                                      license="test", citation="test", load_rows=lambda: rows))

@@ -190,8 +190,8 @@ def test_a_folder_named_like_a_card_does_not_shadow_it(tmp_path, monkeypatch):
 def test_a_tampered_prepared_dataset_is_prepared_again(fixture_task, capsys):
     import datasets
 
-    from sentibench.data import get_dataset
-    from sentibench.data.store import _folder, get_spec
+    from sentibench.data import get_dataset, get_spec
+    from sentibench.data.store import _folder
 
     get_dataset.cache_clear()
     original = get_dataset("fixture-reviews")

@@ -13,7 +13,7 @@ from transformers import BertConfig, BertModel, BertTokenizerFast
 
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
-from sentibench.data.store import _REGISTRY
+from sentibench.data.registry import DATASETS
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.infodcl.corpus import clean_tweet, final_hashtag, match_key, remove_label
 from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix
@@ -62,8 +62,7 @@ def tiny_bert(tmp_path_factory) -> Path:
 def tweet_datasets():
     """Only fixture tweet sets are registered (the real ones would be downloaded): a training set whose
     evaluation splits hold retweets of training tweets, and another tweet set."""
-    for name in [n for n, spec in _REGISTRY.items() if spec.has("tweet")]:
-        del _REGISTRY[name]
+    DATASETS.restore({name: spec for name, spec in DATASETS.items().items() if not spec.has("tweet")})
     rows = [{"text": text, "label": label} for text, label in ROWS]
     rows += [{"text": f"RT @fan: {text} http://t.co/{i}", "label": label} for i, (text, label) in enumerate(ROWS[:12])]
     register_dataset(DatasetSpec(name="fixture-tweets", description="test", kind="classification",
@@ -88,7 +87,7 @@ def surrogate_forms(text: str) -> set[str]:
 def assert_no_leak(data: str, corpus) -> int:
     dataset = get_dataset(data)
     held = [t for s in ("validation", "test") for t in dataset.split(s)["text"]]
-    held += [t for name, spec in _REGISTRY.items() if name != data and spec.has("tweet") and spec.offline
+    held += [t for name, spec in DATASETS.items().items() if name != data and spec.has("tweet") and spec.offline
              for s in get_dataset(name).splits for t in get_dataset(name).split(s)["text"]]
     forbidden = set().union(*(surrogate_forms(t) for t in held))
     assert forbidden.isdisjoint(corpus.texts)

@@ -144,14 +144,9 @@ def test_sgts_inside_mteb_equals_sentibench_on_the_same_pairs(fixture_task, fake
 
 def test_protocol_tasks_run_inside_mteb_with_our_scores(fixture_task, fake_encoder):
     from sentibench.mteb import get_model, get_tasks
-    from sentibench.tasks.base import EvalContext, TaskMetadata
-    from sentibench.tasks.probe import LinearProbe
-    from sentibench.tasks.registry import all_tasks, register
+    from sentibench.tasks.base import EvalContext
+    from sentibench.tasks.registry import all_tasks
 
-    if "probe-fixture-reviews" not in all_tasks():
-        register(LinearProbe(TaskMetadata(
-            name="probe-fixture-reviews", type="Classification", dataset="fixture-reviews", eval_splits=("test",),
-            main_score="accuracy", description="fixture probe", reference="-"), folds=4))
     probe = all_tasks()["probe-fixture-reviews"]
     ours = probe.run(fake_encoder, EvalContext(seed=0))
     (task,) = get_tasks([probe.name])

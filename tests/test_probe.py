@@ -10,7 +10,7 @@ import pytest
 
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.parsers import crowdflower_tweets
-from sentibench.data.store import _REGISTRY
+from sentibench.data.registry import DATASETS
 from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning, split_protocol, widening_search
 from sentibench.evaluation.sampling import capped_indices
 from sentibench.tasks.base import EvalContext, TaskMetadata
@@ -42,7 +42,7 @@ def _rows(n: int, offset: int = 0) -> list[dict]:
 
 
 def _register(name: str, rows: dict, validation_fraction: float = 0.0) -> str:
-    if name not in _REGISTRY:
+    if name not in DATASETS:
         register_dataset(DatasetSpec(name=name, description="test", kind="classification", label_names=("a", "b"),
                                      license="test", citation="test", load_rows=lambda: rows,
                                      validation_fraction=validation_fraction))

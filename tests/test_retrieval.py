@@ -40,9 +40,9 @@ def _circle(angle: float) -> np.ndarray:
 @pytest.fixture(scope="module")
 def task():
     name = "frozen-retrieval-fixture"
-    from sentibench.data.store import _REGISTRY
+    from sentibench.data.registry import DATASETS
 
-    if name not in _REGISTRY:
+    if name not in DATASETS:
         rows = {"train": [{"text": t, "label": y} for t, (_, y) in LOOKUP.items()],
                 "test": [{"text": t, "label": y} for t, (_, y) in QUERIES.items()]}
         register_dataset(DatasetSpec(name=name, description="test", kind="classification",

@@ -10,7 +10,7 @@ import pytest
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_spec, register_dataset
 from sentibench.data.parsers import TREC_COARSE, trec_coarse
-from sentibench.data.store import _REGISTRY
+from sentibench.data.registry import DATASETS
 from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.tasks.registry import all_tasks
 from sentibench.tasks.senteval import SentEvalTransfer, pair_features
@@ -35,7 +35,7 @@ def _rows(n: int, offset: int, classes: int = 3) -> list[dict]:
 
 
 def _task(name: str, rows: dict, protocol: str, kind: str = "classification") -> SentEvalTransfer:
-    if name not in _REGISTRY:
+    if name not in DATASETS:
         register_dataset(DatasetSpec(name=name, description="test", kind=kind, license="test", citation="test",
                                      label_names=("a", "b", "c") if kind == "classification" else (),
                                      load_rows=lambda: rows, validation_fraction=0.0))

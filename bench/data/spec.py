@@ -18,6 +18,7 @@ DATASET_TAGS = frozenset({
     "review", "tweet", "news",                                             # the genre of the texts
     "long",    # multi-sentence documents: protocols cap them with `max_examples` (encode / fine-tune cost)
     "small",   # a few hundred test items: probes use 10-fold cross-validation over all splits instead
+    "senteval",  # one of SentEval's transfer datasets (Conneau & Kiela 2018): the SentEval family scores it
 })
 """Task families select datasets by these tags (e.g. SgTS: labelled, binary, "sentiment"), so a new
 dataset gets its tasks from one catalog entry."""
@@ -56,6 +57,10 @@ class DatasetSpec:
     tags: tuple[str, ...] = ()  # from DATASET_TAGS
     max_examples: int | None = None  # seeded cap per split for costly (long) texts; see each task family
     derived_from: tuple[str, ...] = ()  # datasets whose rows this one is built from (in-domain marks)
+    title: str = ""  # how task descriptions name it, e.g. "STS Benchmark (Cer et al. 2017)" (default: `name`)
+    # The splits its publishers define (not those sentibench carves): protocols that follow the literature
+    # read them, e.g. STS scores a published validation split too, SentEval cross-validates a set without any.
+    standard_splits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.tags) - DATASET_TAGS)
@@ -64,6 +69,10 @@ class DatasetSpec:
             raise BenchError(f"dataset '{self.name}': unknown tag(s) {unknown}; known: {known}")
         if self.max_examples is not None and self.max_examples < 2:
             raise BenchError(f"dataset '{self.name}': max_examples must be at least 2")
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.name
 
     def has(self, *tags: str) -> bool:
         return set(tags) <= set(self.tags)

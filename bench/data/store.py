@@ -17,11 +17,11 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sentibench.core.errors import BenchError, unknown_name
+from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
-from sentibench.data.catalog import DATASETS
+from sentibench.data.registry import get_spec
 from sentibench.data.sources import require_hub
 from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 
@@ -30,25 +30,6 @@ if TYPE_CHECKING:
 
 SPLITS = ("train", "validation", "test")
 META_FILE = "sentibench.json"
-_REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in DATASETS}
-
-
-def register_dataset(spec: DatasetSpec) -> DatasetSpec:
-    """Add a dataset (for example from a plug-in module); names are unique."""
-    if spec.name in _REGISTRY and _REGISTRY[spec.name] is not spec:
-        raise BenchError(f"dataset '{spec.name}' is declared twice")
-    _REGISTRY[spec.name] = spec
-    return spec
-
-
-def dataset_names() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def get_spec(name: str) -> DatasetSpec:
-    if name not in _REGISTRY:
-        raise unknown_name("dataset", name, _REGISTRY)
-    return _REGISTRY[name]
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,6 @@ from sentibench.core.errors import BenchError
 from sentibench.mteb import require_mteb
 from sentibench.tasks.base import EvalContext, Task
 
-MTEB_TYPES = {"SgTS": "STS", "STS": "STS", "Classification": "Classification",
-              "PairClassification": "PairClassification", "Retrieval": "Retrieval", "FewShot": "Classification"}
-"""sentibench task type -> MTEB task type (SgTS is scored like an STS task: cosine vs a graded gold)."""
-
 
 def mteb_metadata(task: Task):
     """A `mteb.TaskMetadata` for one of our tasks; the dataset "revision" names our dataset recipe."""
@@ -44,7 +40,7 @@ def mteb_metadata(task: Task):
         name=task.name, description=f"{task.metadata.description} Protocol: {task.metadata.reference} "
                                     f"(sentibench protocol version {task.metadata.version}).",
         dataset={"path": f"sentibench/{spec.name}", "revision": f"{spec.name}-r{spec.recipe}"},
-        type=MTEB_TYPES[task.metadata.type], category="t2t", modalities=["text"],
+        type=task.metadata.mteb_type, category="t2t", modalities=["text"],
         eval_splits=list(task.metadata.eval_splits), eval_langs=["eng-Latn"], main_score=task.metadata.main_score,
         license="not specified", dialect=[], sample_creation="found", bibtex_citation=spec.citation or "",
         is_public=True)
@@ -126,7 +122,7 @@ def _class_name(task: Task) -> str:
 
 def mteb_task_class(task: Task, seed: int = 0) -> type | None:
     """The mteb task class for one of our tasks (None when it has no mteb form, see the module docstring)."""
-    if task.metadata.type not in MTEB_TYPES or task.metadata.fine_tunes:
+    if task.metadata.mteb_type is None or task.metadata.fine_tunes:
         return None
     if task.metadata.type in ("SgTS", "STS"):
         return _sts_class(task, seed)

@@ -7,8 +7,9 @@ Three kinds, told apart by the files in the folder:
 - a sentibench module checkpoint (`sentibench_encoder.json` + `model.safetensors`): any encoder that is not a
   transformer (SIFTER-LSTM, for one). The JSON names a registered encoder *kind* and holds its
   constructor config; the kind's loader rebuilds the module from that config and the safetensors weights.
-  Nothing is unpickled and no code named by the file is imported: the kind must be one a method package
-  registered with `register_encoder_kind`.
+  Nothing is unpickled and no code named by the file is imported: the kind must be one a package registered
+  with `register_encoder_kind` (`ENCODER_KINDS`; packages are found through the `sentibench.encoders` entry
+  points).
 """
 
 from __future__ import annotations
@@ -19,18 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.core.errors import BenchError
+from sentibench.core.registry import Registry, load_plugins
 
 MODULE_CONFIG = "sentibench_encoder.json"
 MODULE_WEIGHTS = "model.safetensors"
 
 ModuleLoader = Callable[[Path, dict[str, Any], str | None], Any]  # (folder, config, device) -> Encoder
-_KINDS: dict[str, ModuleLoader | str] = {}
+ENCODER_KINDS: Registry[ModuleLoader | str] = Registry("encoder kind", lambda: load_plugins("sentibench.encoders"))
 
 
 def register_encoder_kind(kind: str, loader: ModuleLoader | str) -> None:
     """Declare how a module checkpoint of `kind` loads (a method package calls this at import). The loader may
     be named as "module:function", imported only when such a checkpoint is loaded."""
-    _KINDS[kind] = loader
+    ENCODER_KINDS.register(kind, loader)
 
 
 def checkpoint_kind(folder: Path) -> str | None:
@@ -78,14 +80,11 @@ def load_state(folder: Path, device: str | None = None) -> dict[str, Any]:
 
 def load_module_checkpoint(folder: Path, device: str | None = None):
     """The encoder a module checkpoint describes, through its registered kind."""
-    from sentibench.training.methods import methods
-
     kind, config = read_module_checkpoint(folder)
-    if kind not in _KINDS:
-        methods()  # method packages register their encoder kinds on import
-    if kind not in _KINDS:
-        raise BenchError(f"checkpoint {folder}: unknown encoder kind '{kind}'; known: {', '.join(sorted(_KINDS))}")
-    loader = _KINDS[kind]
+    if kind not in ENCODER_KINDS:
+        raise BenchError(f"checkpoint {folder}: unknown encoder kind '{kind}'; known: "
+                         f"{', '.join(ENCODER_KINDS.names())}")
+    loader = ENCODER_KINDS.get(kind)
     if isinstance(loader, str):
         from sentibench.training.methods import load_entry_point
 

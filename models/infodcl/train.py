@@ -42,8 +42,7 @@ import torch
 import torch.nn.functional as F
 
 from sentibench.core.errors import BenchError
-from sentibench.data import get_dataset
-from sentibench.data.store import dataset_names, get_spec
+from sentibench.data import dataset_names, get_dataset, get_spec
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.models.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
 from sentibench.models.infodcl.losses import DistantContrastiveLoss, InfoDCLLoss
