@@ -22,6 +22,7 @@ with `--executor ray`. A test split larger than `test_cap` (IMDB) is replaced by
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sys
 from collections.abc import Callable
@@ -82,6 +83,7 @@ class FewShotProtocol:
     validation_size: int | None     # drawn from the rest of train; None: the dataset's validation split
     config: FineTuneConfig
     reference: str
+    draws_of: str | None = None     # a head variant: the protocol whose draws and frozen twin it shares
 
 
 SENTICSE = FewShotProtocol(
@@ -94,6 +96,16 @@ INFODCL = FewShotProtocol(
     config=FineTuneConfig(learning_rate=1e-5, batch_size=32, weight_decay=0.0, max_epochs=20, patience=5,
                           eval_steps=None, metric="f1"),
     reference="InfoDCL (Zhang et al., 2023), §4 (Few-Shot Learning), C.2 and D.3")
+
+
+def with_sequence_classification_head(protocol: FewShotProtocol) -> FewShotProtocol:
+    """`protocol` fine-tuned with the backbone's sequence-classification head (`FineTuneConfig.head`), as both
+    papers' code does; same draws, seeds and hyper-parameters, task names `fewshot-<protocol>-seqcls-...`."""
+    return dataclasses.replace(protocol, name=f"{protocol.name}-seqcls", draws_of=protocol.name,
+                               config=dataclasses.replace(protocol.config, head="sequence-classification"))
+
+
+SEQUENCE_CLASSIFICATION_PROTOCOLS = tuple(with_sequence_classification_head(p) for p in (SENTICSE, INFODCL))
 
 
 def sample_per_class(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -201,7 +213,9 @@ class FewShotTask(Task):
         letter = "k" if protocol.per_class else "n"
         shots = f"K={size} per class" if protocol.per_class else f"N={size}"
         how = ("logistic regression on frozen embeddings (C from the validation draw)" if frozen
-               else "full fine-tuning with a linear head on the pooled output")
+               else "full fine-tuning with a linear head on the pooled output"
+               if protocol.config.head == "pooled-linear"
+               else "full fine-tuning with the backbone's sequence-classification head on the first token")
         self.metadata = TaskMetadata(
             name=f"fewshot-{'frozen-' if frozen else ''}{protocol.name}-{letter}{size}-{dataset}",
             type="FewShot", dataset=dataset, eval_splits=("test",),
@@ -215,7 +229,12 @@ class FewShotTask(Task):
 
     @property
     def frozen_name(self) -> str:
-        return self.name if self.frozen else self.name.replace("fewshot-", "fewshot-frozen-", 1)
+        if self.frozen:
+            return self.name
+        twin = self.name.replace("fewshot-", "fewshot-frozen-", 1)
+        if self.protocol.draws_of:
+            twin = twin.replace(f"-{self.protocol.name}-", f"-{self.protocol.draws_of}-", 1)
+        return twin
 
     def data(self, limit: int | None) -> Data:
         """Texts and labels of train, the validation pool and test (capped as recorded in `info`)."""
@@ -337,7 +356,7 @@ class FewShotTask(Task):
         else:
             details["fine_tune"] = {k: getattr(config, k) for k in (
                 "learning_rate", "batch_size", "weight_decay", "max_epochs", "patience", "eval_steps", "metric",
-                "max_grad_norm")}
+                "max_grad_norm", "head")}
         return Evaluation({"test": scores}, details)
 
 
@@ -348,6 +367,7 @@ class FewShotTask(Task):
 # (fine-tuning on 256-token reviews is hours here). Every dataset the family accepts gets every setting by
 # name; `fewshot-full` holds all the fine-tuning tasks (for a GPU), `fewshot-frozen` all the frozen twins.
 CPU_DEFAULT_DATASETS = ("mr", "vader-amazon", "vader-tweets")
+SEQUENCE_CLASSIFICATION_GROUP = "fewshot-seqcls"  # the head variants (docs/fewshot.md): not in `fewshot-full`
 
 
 def _in_default_group(protocol: FewShotProtocol, size: int, spec: DatasetSpec, frozen: bool) -> bool:
@@ -376,6 +396,12 @@ def fewshot_family(spec: DatasetSpec) -> list[FewShotTask] | None:
                 tasks.append(FewShotTask(protocol, size, spec.name, frozen=frozen, test_cap=cap, note=note,
                                          groups=("fewshot", own) if default else (own,),
                                          required=frozen and default and spec.offline))
+    for protocol in SEQUENCE_CLASSIFICATION_PROTOCOLS:
+        for size in protocol.sizes:
+            note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + (
+                f"In the group '{SEQUENCE_CLASSIFICATION_GROUP}' only; frozen twin: the {protocol.draws_of} one.")
+            tasks.append(FewShotTask(protocol, size, spec.name, test_cap=cap, note=note,
+                                     groups=(SEQUENCE_CLASSIFICATION_GROUP,)))
     return tasks
 
 

@@ -290,3 +290,61 @@ def test_the_frozen_search_widens_past_an_improving_upper_edge():
     assert best == 16.0 and by_c["8.0"] == 0.5 and by_c["16.0"] == 1.0
     assert max(float(c) for c in by_c) == 256.0 and by_c["256.0"] == 1.0
     assert grid_edge_warning([(best, by_c)]) is None
+
+
+# --- the sequence-classification head ----------------------------------------------------------------------
+
+def test_sequence_classification_head_is_bert_pooler_dropout_linear_on_the_raw_first_token():
+    from sentibench.training.finetune import build_classifier
+
+    encoder = tiny_bert()
+    encoder.normalize = True  # must not reach the head: it reads the unnormalised first-token state
+    model = build_classifier(encoder, 3, "sequence-classification").eval()
+    features = encoder.tokenize(["a good film", "bad"])
+    with torch.no_grad():
+        first = encoder.model(**features).last_hidden_state[:, 0]
+        pooler = encoder.model.pooler.dense
+        expected = torch.tanh(first @ pooler.weight.T + pooler.bias) @ model.head.out_proj.weight.T
+        expected = expected + model.head.out_proj.bias
+        assert torch.allclose(model(features), expected, atol=1e-6)
+    assert model.head.dense is encoder.model.pooler.dense  # BERT's head reuses the checkpoint's pooler
+    assert torch.count_nonzero(model.head.out_proj.bias) == 0 and model.head.dropout.p == 0.1
+
+
+def test_sequence_classification_head_of_roberta_is_fresh_dense_tanh_between_dropouts():
+    from transformers import RobertaConfig, RobertaModel
+
+    from sentibench.training.finetune import SequenceClassificationHead
+
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=50, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=16, hidden_dropout_prob=0.25)
+    backbone = RobertaModel(config)
+    head = SequenceClassificationHead(backbone, 2).eval()
+    assert head.dense is not backbone.pooler.dense and not head.uses_pooler and head.dropout.p == 0.25
+    first = torch.randn(3, 8)
+    expected = torch.tanh(first @ head.dense.weight.T + head.dense.bias) @ head.out_proj.weight.T + head.out_proj.bias
+    assert torch.allclose(head(first), expected, atol=1e-6)
+    head.train()
+    torch.manual_seed(1)
+    assert not torch.allclose(head(first), head(first))  # dropout acts in training mode
+
+
+def test_head_variant_tasks_share_the_draws_and_frozen_twin_and_keep_the_old_tasks():
+    from sentibench.tasks.fewshot import SENTICSE, with_sequence_classification_head
+
+    assert SENTICSE.config.head == "pooled-linear"  # the committed fine-tuned results' head
+    variant = with_sequence_classification_head(SENTICSE)
+    assert variant.config == dataclasses.replace(SENTICSE.config, head="sequence-classification")
+    task = FewShotTask(variant, 1, "mr")
+    assert task.name == "fewshot-senticse-seqcls-k1-mr" and task.frozen_name == "fewshot-frozen-senticse-k1-mr"
+    assert FewShotTask(SENTICSE, 1, "mr").metadata.version == 1
+    with pytest.raises(BenchError, match="unknown fine-tuning head 'mlp'"):
+        dataclasses.replace(TOY_CONFIG, head="mlp")
+
+
+def test_tiny_bert_learns_the_toy_set_with_the_sequence_classification_head(toy_dataset):
+    protocol = dataclasses.replace(TOY_PROTOCOL, config=dataclasses.replace(TOY_CONFIG, head="sequence-classification"))
+    evaluation = FewShotTask(protocol, 4, toy_dataset).run(None, _context())
+    assert evaluation.scores["test"]["accuracy"] >= 0.9
+    assert evaluation.details["fine_tune"]["head"] == "sequence-classification"

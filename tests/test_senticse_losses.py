@@ -101,3 +101,58 @@ def test_bad_arguments_raise():
         QuadrupleContrastiveLoss(terms=("both",))
     with pytest.raises(ValueError):
         PolarityMaskedLMLoss(POLARITY, reduction="max")
+
+
+def test_polar_flip_delta_keeps_only_positive_negative_swaps_and_mean_kept_averages_them():
+    logits = torch.full((4, 6), -5.0)
+    logits[0, 3] = 5.0   # original 1 (+), predicted 3 (-): a flip, kept
+    logits[1, 0] = 5.0   # original 1 (+), predicted 0 (neutral): dropped (kept by any-change)
+    logits[2, 5] = 5.0   # original 4 (-), predicted 5 (multi): dropped (kept by any-change)
+    logits[3, 2] = 5.0   # original 3 (-), predicted 2 (+): a flip, kept
+    originals = torch.tensor([1, 1, 4, 3])
+    # every kept row has logit 5 at the prediction and -5 elsewhere (the original among them):
+    # nll = log(e^5 + 5 e^-5) - (-5) = 10 + log(1 + 5 e^-10)
+    nll = 10 + math.log(1 + 5 * math.exp(-10))
+    assert PolarityMaskedLMLoss(POLARITY, "sum", "polar-flip")(logits, originals).item() == pytest.approx(2 * nll)
+    assert PolarityMaskedLMLoss(POLARITY, "mean-kept", "polar-flip")(logits, originals).item() == pytest.approx(nll)
+    assert PolarityMaskedLMLoss(POLARITY, "sum", "any-change")(logits, originals).item() == pytest.approx(4 * nll)
+    assert PolarityMaskedLMLoss(POLARITY, "mean", "polar-flip")(logits, originals).item() == pytest.approx(nll / 2)
+
+
+def reference_logit_weighted_loss(p, pp, n, nn_, tau, positive_w, hard_w, in_batch_w):
+    """The authors' formulation by hand: log-weights added to the logits (positive, own hard negative j = i,
+    other in-batch negatives j != i), cross-entropy on the positive; L_pos + L_neg averaged over anchors."""
+    p, pp, n, nn_ = (x.tolist() for x in (p, pp, n, nn_))
+
+    def term(anchor, partner, negatives, i):
+        top = math.exp(cosine(anchor[i], partner[i]) / tau + positive_w)
+        bottom = top + sum(math.exp(cosine(anchor[i], negatives[j]) / tau + (hard_w if j == i else in_batch_w))
+                           for j in range(len(negatives)))
+        return -math.log(top / bottom)
+
+    return sum(term(p, pp, n, i) + term(n, nn_, pp, i) for i in range(len(p))) / len(p)
+
+
+@pytest.mark.parametrize("weights", [(0.0, 1.0, 0.5), (0.0, 0.0, 0.0), (0.3, -1.0, 0.2)])
+def test_logit_weighted_negatives_match_the_reference(weights):
+    generator = torch.Generator().manual_seed(11)
+    p, pp, n, nn_ = (torch.randn(4, 3, generator=generator) for _ in range(4))
+    positive_w, hard_w, in_batch_w = weights
+    loss = QuadrupleContrastiveLoss(0.5, alpha=hard_w, weighting="add-to-logits", positive_log_weight=positive_w,
+                                    in_batch_log_weight=in_batch_w)
+    expected = reference_logit_weighted_loss(p, pp, n, nn_, 0.5, positive_w, hard_w, in_batch_w)
+    assert loss(p, pp, n, nn_).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_alpha_zero_with_zero_log_weights_is_plain_infonce_on_a_hand_derived_batch():
+    # one quadruple, orthogonal unit vectors: s(p, p+) = 1, s(p, n) = 0, s(n, n+) = 1, s(n, p+) = 0; tau = 1:
+    # each term = -log(e / (e + 1)) = log(1 + e^-1)
+    p, pp = torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 0.0]])
+    n, nn_ = torch.tensor([[0.0, 1.0]]), torch.tensor([[0.0, 1.0]])
+    loss = QuadrupleContrastiveLoss(1.0, alpha=0.0, weighting="add-to-logits")(p, pp, n, nn_).item()
+    assert loss == pytest.approx(2 * math.log(1 + math.exp(-1)), rel=1e-6)
+    # alpha = 1 on the own hard negative: -log(e / (e + e)) = log 2 per term
+    heavy = QuadrupleContrastiveLoss(1.0, alpha=1.0, weighting="add-to-logits")(p, pp, n, nn_).item()
+    assert heavy == pytest.approx(2 * math.log(2), rel=1e-6)
+    with pytest.raises(ValueError, match="alpha must be positive"):
+        QuadrupleContrastiveLoss(1.0, alpha=0.0)

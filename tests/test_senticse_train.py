@@ -81,12 +81,51 @@ def split(rows):
     return [t for t, _ in train], [y for _, y in train], [t for t, _ in valid], [y for _, y in valid]
 
 
-def test_paper_preset_is_table_11():
+def test_paper_preset_is_table_11_with_the_authors_weighting_and_masking():
     paper = PRESETS["paper"]
     assert (paper.max_length, paper.batch_size, paper.lr, paper.steps, paper.pooling, paper.temperature,
             paper.lambda_w, paper.alpha, paper.mask_ratio, paper.eval_every) == (
         128, 64, 1e-5, 20_000, "cls", 0.05, 0.15, 1.0, 0.1, 500)
-    assert paper.word_reduction == "sum" and paper.sentence_terms == ("pos", "neg")
+    assert paper.sentence_terms == ("pos", "neg")
+    assert (paper.negative_weighting, paper.positive_log_weight, paper.in_batch_log_weight, paper.word_delta,
+            paper.word_reduction, paper.masked_sentences) == ("add-to-logits", 0.0, 0.5, "polar-flip", "mean-kept",
+                                                              "all")
+
+
+def test_cpu_preset_keeps_the_choices_its_committed_cards_were_trained_with():
+    cpu = dataclasses.asdict(PRESETS["cpu"])
+    assert cpu == {"max_length": 48, "batch_size": 8, "lr": 1e-4, "steps": 150, "pooling": None, "temperature": 0.05,
+                   "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25, "word_reduction": "mean",
+                   "sentence_terms": ("pos", "neg"), "log_every": 25, "negative_weighting": "multiply",
+                   "positive_log_weight": 0.0, "in_batch_log_weight": 0.0, "word_delta": "any-change",
+                   "masked_sentences": "anchors"}
+
+
+def test_new_options_are_typed_and_checked():
+    config = resolve_config("cpu", {"negative_weighting": "add-to-logits", "alpha": "0", "word_delta": "polar-flip",
+                                    "masked_sentences": "all", "word_reduction": "mean-kept"})
+    assert (config.negative_weighting, config.alpha, config.masked_sentences) == ("add-to-logits", 0.0, "all")
+    with pytest.raises(BenchError, match="choose one of any-change, polar-flip"):
+        resolve_config("cpu", {"word_delta": "flip"})
+
+
+def test_masked_sentences_all_masks_the_four_sentences_of_each_quadruple(tiny_bert, lexicon):
+    encoder = TransformerEncoder.from_pretrained(tiny_bert, pooling="mean", device="cpu")
+    batch = [TEXTS[0], TEXTS[2], TEXTS[1], TEXTS[3], TEXTS[24], TEXTS[26], TEXTS[25], TEXTS[27]]  # B = 2
+    counts = {}
+    for which in ("anchors", "all"):
+        config = dataclasses.replace(TINY, masked_sentences=which, mask_ratio=1.0)
+        objective = build_objective(encoder, config, lexicon)
+        with torch.no_grad():
+            counts[which] = step_loss(encoder, objective, config, batch, torch.Generator().manual_seed(0))[1]["masked"]
+    tables = build_objective(encoder, TINY, lexicon).tables
+
+    def polar(texts: list[str]) -> int:
+        features = encoder.tokenizer(texts, padding=True, truncation=True, max_length=TINY.max_length,
+                                     return_tensors="pt")
+        return int(tables.candidates(features["input_ids"], features["attention_mask"]).sum())
+
+    assert counts["anchors"] == polar(batch[:2] + batch[4:6]) and counts["all"] == polar(batch) > counts["anchors"]
 
 
 def test_options_override_and_ablations():

@@ -2,6 +2,7 @@
 loss, both checkpoint kinds round-trip, `bench train` writes cards (controls through options), the
 sentence corpus reads training splits only and applies the paper's filters, the paper preset fails fast."""
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +199,15 @@ def test_seed_comparison_scores_test_once_per_run_and_resumes(tiny_card, fixture
                                            "std": pytest.approx(abs(sifter[0] - sifter[1]) / 2 ** 0.5)}
     monkeypatch.setattr(classify, "run_seed", lambda *a: pytest.fail("a finished run was redone"))
     assert main(["sifter-lstm", "classify", *argv]) == 0
+
+
+def test_the_simcse_control_keeps_sifters_dropout_unless_told_and_the_card_is_unchanged():
+    from sentibench.models import get_card
+
+    for preset in ("cpu", "paper"):
+        sifter = simcse.resolve_config(preset, {})
+        control = simcse.resolve_config(preset, {"variant": "simcse"})
+        assert control == dataclasses.replace(sifter, variant="simcse")  # only the positives differ
+    card = get_card("simcse-unsup-minilm")  # the committed control: SimCSE's own dropout, results as committed
+    assert card.recipe["options"] == {"variant": "simcse", "dropout": 0.1}
+    assert simcse.resolve_config("cpu", card.recipe["options"]).dropout == 0.1

@@ -5,8 +5,8 @@ checkpoints on validation SgTS, so neither models nor tasks import the other. Th
 balanced sentence set (`balanced_sentences`); the task module's docstring and docs/tasks.md spell each out:
 - "all-pairs" (default): every unordered pair of the set; no pair-sampling noise at all;
 - "sampled": `n_pairs` balanced pairs drawn without replacement (`build_pairs`; protocol version 2);
-- "paper": SentiCSE's design, each sentence in exactly one pair (`paper_pairs`; their Table 3 used 429
-  pairs from the 872 SST-2 validation sentences).
+- "paper": SentiCSE's design, each sentence in exactly one pair (`paper_pairs`; their §4.3 built the
+  checkpoint-selection set SgTS-MR this way: 429 pairs from the 872 sentences of the validation set).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def build_pairs(labels: Sequence[int], seed: int, n_pairs: int = N_PAIRS,
 
 
 def paper_pairs(labels: Sequence[int], seed: int, max_per_class: int | None = None) -> list[tuple[int, int, int]]:
-    """SentiCSE's design (§2: 429 pairs from 872 sentences): the balanced set, shuffled once more with the
+    """SentiCSE's design (§4.3: 429 pairs from 872 validation sentences): the balanced set, shuffled once more with the
     same generator, cut into consecutive disjoint pairs, so each sentence is in exactly one pair."""
     rng = np.random.default_rng(seed)
     pos, neg = balanced_sentences(labels, seed, max_per_class, rng=rng)

@@ -1,4 +1,4 @@
-"""Full fine-tuning of a sentence encoder with a linear classification head on its pooled output.
+"""Full fine-tuning of a sentence encoder with a classification head (`FineTuneConfig.head`).
 
 The model and loss the few-shot protocols share (SentiCSE, Kim et al. 2024, §4.4 + Table 12; InfoDCL,
 Zhang et al. 2023, D.3); the loop
@@ -8,6 +8,11 @@ gradient clipping at norm 1.0, validation every `eval_steps` steps (or at each e
 patience and best-state restore. What is particular here: a fresh shuffle of the training set each epoch
 (one seeded generator for the whole run), the last partial batch kept, and the validation metric
 (accuracy or macro-F1).
+
+Heads: `pooled-linear` (`PooledClassifier`, what the committed few-shot results used) is a fresh linear layer
+on the encoder's own pooled, possibly L2-normalised vector; `sequence-classification`
+(`SequenceClassificationHead`) is the head transformers' `AutoModelForSequenceClassification` puts on the
+backbone, on the unnormalised first-token state, as both papers' code fine-tunes.
 
 Cost: each fixed set is tokenised once per run (training rows unpadded, padded per batch; validation
 and test rows in length-sorted, pre-padded batches), evaluation runs under `torch.inference_mode()`.
@@ -40,6 +45,63 @@ class PooledClassifier(torch.nn.Module):
         return self.head(self.encoder.embed(features))
 
 
+FIRST_TOKEN_HEAD_TYPES = ("roberta", "xlm-roberta", "camembert", "longformer")
+"""Model types whose transformers sequence-classification head is RoBERTa's (`RobertaClassificationHead`:
+dropout, a fresh dense + tanh, dropout, projection on the first token), not BERT's pooler + dropout + linear."""
+
+
+class SequenceClassificationHead(torch.nn.Module):
+    """The backbone's own sequence-classification head on the unnormalised first-token state.
+
+    BERT-like backbones with a pooler (`BertForSequenceClassification`): the checkpoint's pooler dense + tanh,
+    dropout, a fresh linear projection. RoBERTa-like backbones (`RobertaClassificationHead`) and backbones
+    without a pooler: dropout, a fresh dense + tanh, dropout, a fresh projection. Fresh layers are initialised
+    as transformers does (normal with the config's `initializer_range`, zero bias); dropout is the config's
+    `classifier_dropout`, else its `hidden_dropout_prob`."""
+
+    def __init__(self, backbone: torch.nn.Module, num_labels: int) -> None:
+        super().__init__()
+        config = backbone.config
+        hidden = config.hidden_size
+        rate = getattr(config, "classifier_dropout", None)
+        rate = getattr(config, "hidden_dropout_prob", 0.1) if rate is None else rate
+        pooler = getattr(backbone, "pooler", None)
+        self.uses_pooler = config.model_type not in FIRST_TOKEN_HEAD_TYPES and hasattr(pooler, "dense")
+        self.dense = pooler.dense if self.uses_pooler else self._fresh(torch.nn.Linear(hidden, hidden), config)
+        self.dropout = torch.nn.Dropout(rate)
+        self.out_proj = self._fresh(torch.nn.Linear(hidden, num_labels), config)
+
+    @staticmethod
+    def _fresh(layer: torch.nn.Linear, config) -> torch.nn.Linear:
+        torch.nn.init.normal_(layer.weight, std=getattr(config, "initializer_range", 0.02))
+        torch.nn.init.zeros_(layer.bias)
+        return layer
+
+    def forward(self, first_token: torch.Tensor) -> torch.Tensor:
+        x = first_token if self.uses_pooler else self.dropout(first_token)
+        return self.out_proj(self.dropout(torch.tanh(self.dense(x))))
+
+
+class FirstTokenClassifier(torch.nn.Module):
+    """`SequenceClassificationHead(backbone(x).last_hidden_state[:, 0])`: no pooling, no normalisation."""
+
+    def __init__(self, encoder: TransformerEncoder, num_labels: int) -> None:
+        super().__init__()
+        self.backbone = encoder.model
+        dtype = next(encoder.model.parameters()).dtype
+        self.head = SequenceClassificationHead(encoder.model, num_labels).to(encoder.device, dtype=dtype)
+
+    def forward(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.head(self.backbone(**features).last_hidden_state[:, 0]).float()
+
+
+def build_classifier(encoder: TransformerEncoder, num_labels: int, head: str) -> torch.nn.Module:
+    """The encoder plus a fresh head of kind `head` (`finetune_config.HEADS`)."""
+    if head == "sequence-classification":
+        return FirstTokenClassifier(encoder, num_labels)
+    return PooledClassifier(encoder, num_labels)
+
+
 class EvalSet:
     """Texts tokenised once into length-sorted, padded batches, for repeated prediction."""
 
@@ -49,7 +111,7 @@ class EvalSet:
         self.batches = [(torch.as_tensor(batch), encoder.tokenize([texts[i] for i in batch]))
                         for batch in length_sorted_batches(texts, batch_size)]
 
-    def predict(self, model: PooledClassifier) -> np.ndarray:
+    def predict(self, model: torch.nn.Module) -> np.ndarray:
         """Argmax labels, in the original text order."""
         out = np.zeros(self.size, dtype=np.int64)
         was_training = model.training
@@ -63,12 +125,12 @@ class EvalSet:
 
 def fine_tune(encoder: TransformerEncoder, train_texts: Sequence[str], train_labels: Sequence[int],
               validation: EvalSet, validation_labels: Sequence[int], num_labels: int,
-              config: FineTuneConfig, seed: int) -> tuple[PooledClassifier, TrainingRun]:
-    """Fine-tune `encoder` (in place) plus a fresh head; returns the model in its best validated state."""
+              config: FineTuneConfig, seed: int) -> tuple[torch.nn.Module, TrainingRun]:
+    """Fine-tune `encoder` (in place) plus a fresh `config.head`; returns the model in its best validated state."""
     if not train_texts:
         raise BenchError("fine-tuning needs at least one training example")
     torch.manual_seed(seed)  # the head's initialisation and dropout
-    model = PooledClassifier(encoder, num_labels).train()
+    model = build_classifier(encoder, num_labels, config.head).train()
     tokens = encoder.tokenizer(list(train_texts), truncation=True, max_length=encoder.max_length)
     labels = torch.as_tensor(list(train_labels), dtype=torch.long, device=encoder.device)
     order_rng = torch.Generator().manual_seed(seed)

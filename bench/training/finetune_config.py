@@ -9,6 +9,11 @@ from dataclasses import dataclass
 from sentibench.core.errors import BenchError
 
 METRICS = ("accuracy", "f1")  # f1: macro-F1 (MTEB's name, as the probe task)
+HEADS = ("pooled-linear", "sequence-classification")
+"""`pooled-linear`: a fresh linear layer on the encoder's own sentence vector (its pooling and, for normalising
+models, its L2 normalisation). `sequence-classification`: the backbone's own sequence-classification head
+(transformers' `AutoModelForSequenceClassification` layout: dense + tanh + dropout + projection) on the
+unnormalised first-token state, as both papers fine-tune (`sentibench.training.finetune.SequenceClassificationHead`)."""
 
 
 @dataclass(frozen=True)
@@ -24,10 +29,13 @@ class FineTuneConfig:
     metric: str                   # validation metric for early stopping: "accuracy" or "f1" (macro)
     max_grad_norm: float = 1.0
     eval_batch_size: int = 64
+    head: str = "pooled-linear"   # one of HEADS
 
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
             raise BenchError(f"unknown metric '{self.metric}'; choose one of {', '.join(METRICS)}")
+        if self.head not in HEADS:
+            raise BenchError(f"unknown fine-tuning head '{self.head}'; choose one of {', '.join(HEADS)}")
 
 
 def score(metric: str, gold: Sequence[int], predicted: Sequence[int]) -> float:

@@ -1,7 +1,7 @@
 """The label-relation matrix of InfoDCL's corpus-aware contrastive loss (§3.3, B.1 eq. 8, D.2).
 
 Counts are taken over the tweets that carry **two or more** distinct labels (hashtags). The paper says
-"at least two" in §4 and "at least one" in D.2; we take two: only those tweets can show a co-occurrence,
+"at least two" in §3.7 and "at least one" in D.2; we take two: only those tweets can show a co-occurrence,
 and counting single-label tweets inflates p(y) for the frequent labels and pushes every npmi down.
 With N such tweets, f(y) the number carrying y and f(y, y') the number carrying both:
 

@@ -9,7 +9,11 @@ over the same leakage-free tweets and saved beside the checkpoint with its sha25
 
 One step (eq. 7) on m (anchor, positive) pairs from `pairs.epoch_pairs` (re-drawn every epoch, B.4):
 - the 2m tweets are embedded with the base's pooling, dropout on; h is the pooled vector before any L2
-  normalisation (the losses use cosine similarity; the SLP head reads h);
+  normalisation (the losses use cosine similarity; the SLP head reads h). With `projection="dense-tanh"`
+  (the `paper` preset: D.1 and the authors' code) h is a fresh dense + tanh layer over that vector, so the
+  contrastive losses read it and SLP is two feed-forward layers with tanh in between (B.2); the layer is
+  used in training only (not saved: the fine-tuned and frozen evaluations read the encoder's own pooling).
+  `projection="none"` (the `cpu` preset, which its committed cards were trained with) uses the vector as is;
 - L_SLP: cross-entropy of a dropout + linear head on h over the surrogate labels (the authors' head);
 - L_DCL-LiT = gamma L_LCL-LiT + (1 - gamma) L_CCL on the 2m embeddings and their labels (`losses`), the
   LCL weights being the SLP head's softmax, not detached (as the authors; option `detach_lcl_weights`);
@@ -35,7 +39,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -89,6 +93,7 @@ class Config:
     use_mlm: bool = True
     repair: bool = True
     log_every: int = 10
+    projection: Literal["none", "dense-tanh"] = "none"  # a training-only dense + tanh over the pooled vector
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_epochs=self.epochs, max_steps=self.max_steps,
@@ -105,7 +110,8 @@ PRESETS: dict[str, Config] = {
     # 200-tweet label floor, D.2's NPMI floor of 20 co-occurrences and 0.02 x frequency.
     "paper": Config(max_length=72, batch_size=128, lr=2e-5, epochs=3, weight_decay=0.01, temperature=0.1,
                     lambda_mlm=0.4, lambda_slp=0.1, gamma=0.1, eval_every=500, pooling="cls_before_pooler",
-                    single_label=True, min_label_count=200, npmi_min_count=20, validation_fraction=0.05),
+                    single_label=True, min_label_count=200, npmi_min_count=20, validation_fraction=0.05,
+                    projection="dense-tanh"),
     # The same objective and weights on a 2-core CPU: smaller batches, a higher learning rate (a few hundred
     # steps instead of ~300k), the single-label rule relaxed and the floors scaled to a 30k-tweet source.
     "cpu": Config(max_length=64, batch_size=32, lr=1e-4, epochs=3, weight_decay=0.01, temperature=0.1,
@@ -158,7 +164,21 @@ class Objective(torch.nn.Module):
                          if config.use_slp or config.use_lcl else None)
         self.mlm: MaskedLMHead | None = build_head(encoder.model) if config.use_mlm else None
         self.mlm_head = self.mlm.module if self.mlm else None
+        self.projection = dense_tanh(encoder) if config.projection == "dense-tanh" else None
         self.to(encoder.device)
+
+    def sentence_vectors(self, encoder: TransformerEncoder, features: dict[str, torch.Tensor]) -> torch.Tensor:
+        """h: the pooled vector (no L2 normalisation), through the projection when there is one."""
+        h = pooled(encoder, features)
+        return self.projection(h) if self.projection is not None else h
+
+
+def dense_tanh(encoder: TransformerEncoder) -> torch.nn.Sequential:
+    """A fresh dense + tanh of the encoder's width (SimCSE's MLP; transformers' normal initialisation)."""
+    dense = torch.nn.Linear(encoder.dimension, encoder.dimension)
+    torch.nn.init.normal_(dense.weight, std=getattr(encoder.model.config, "initializer_range", 0.02))
+    torch.nn.init.zeros_(dense.bias)
+    return torch.nn.Sequential(dense, torch.nn.Tanh())
 
 
 def pooled(encoder: TransformerEncoder, features: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -213,7 +233,7 @@ class Step:
                                           return_tensors="pt")
         features = {k: v.to(self.encoder.device) for k, v in features.items()}
         labels = labels.to(self.encoder.device)
-        h = pooled(self.encoder, features)
+        h = objective.sentence_vectors(self.encoder, features)
         logits = objective.slp_head(h) if objective.slp_head is not None else None
         dcl, parts = self.dcl(h, labels, logits)
         slp = F.cross_entropy(logits.float(), labels) if config.use_slp else None

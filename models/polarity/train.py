@@ -2,7 +2,8 @@
 
 The loop is sentence-transformers' own `SentenceTransformerTrainer` with the library's losses (`losses`);
 this module builds its inputs and reads its outputs:
-- the example pool of the loss's input type (`examples`, from the base model's vectors of the train split);
+- the example pool of the loss's input type (`examples`, from the base model's vectors of the train split,
+  or from one fixed sentence-transformers model for every base: `example_encoder`);
 - N examples drawn from the pool for each of the epochs (seed + epoch; without replacement when the pool
   is large enough), given to the trainer as one dataset of epochs x N rows, so there is **one**
   learning-rate schedule (linear, warm-up then decay) over the whole run. The authors' loop called
@@ -19,6 +20,12 @@ N = 160 examples per epoch (5 batches of 32) from a pool of 20,000 for 5 epochs,
 25 steps instead of 250,000 in 3,900; with so few steps it uses lr 1e-4 instead of 3e-5; it caps texts
 at 64 tokens in training (0.05% of MR's training sentences are longer; the checkpoint keeps the base's
 length for evaluation) and evaluates each epoch on 100 test queries (the sweep then scores the whole test split).
+
+Example generation where the authors' code differs from ours (docs/polarity.md): the `paper` preset takes
+the k = 16 nearest neighbours overall and splits them by label (`neighbour_search=overall`), drops each
+candidate at the loss's rate (`thinning=per-loss-dropout`) and encodes with one fixed model for every base
+(`example_encoder=intfloat/e5-small`, hub only). The `cpu` preset keeps what its committed results used:
+16 neighbours per polarity from the base's own vectors, thinned to exactly `pool_size`.
 """
 
 from __future__ import annotations
@@ -27,16 +34,18 @@ import math
 import tempfile
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
-from sentibench.embed.encoders import Encoder, ObjectEncoder
+from sentibench.embed.cache import CachedEncoder
+from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
-from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, example_pool
+from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, NeighbourSearch, Thinning, example_pool
 from sentibench.models.polarity.losses import TripletDistance, loss_spec
 from sentibench.training.options import apply_options
 
@@ -61,6 +70,10 @@ class Config:
     batch_sampler: Literal["batch_sampler", "no_duplicates"] = "batch_sampler"
     weight_decay: float = 0.01
     warmup_ratio: float = 0.1
+    neighbour_search: NeighbourSearch = "per-polarity"  # k per polarity, or the k nearest overall split by label
+    thinning: Thinning = "exact-count"      # exactly pool_size, or per-loss-dropout (each example dropped)
+    example_dropout: float | None = None    # per-loss-dropout's rate; None: the authors' SST-2 rate of the loss
+    example_encoder: str | None = None      # a sentence-transformers folder or hub id; None: the base itself
 
     def __post_init__(self) -> None:
         loss_spec(self.loss)
@@ -72,7 +85,8 @@ class Config:
 
 
 PRESETS: dict[str, Config] = {
-    "paper": Config(samples_per_epoch=50_000, epochs=5, batch_size=64, lr=3e-5, pool_size=250_000, eval_limit=None),
+    "paper": Config(samples_per_epoch=50_000, epochs=5, batch_size=64, lr=3e-5, pool_size=250_000, eval_limit=None,
+                    neighbour_search="overall", thinning="per-loss-dropout", example_encoder="intfloat/e5-small"),
     "cpu": Config(samples_per_epoch=160, epochs=5, batch_size=32, lr=1e-4, pool_size=20_000, eval_limit=100,
                   max_length=64),
 }
@@ -121,6 +135,18 @@ def retrieval_evaluator(data: str, base_encoder: Encoder, limit: int | None, wei
     return RetrievalEvaluator()
 
 
+def fixed_example_encoder(path: str, device: str | None) -> CachedEncoder:
+    """The one sentence-transformers model that encodes the training split for every base (a local folder,
+    else a hub id), behind the embedding cache."""
+    local = Path(path).exists()
+    try:
+        encoder = SentenceTransformerEncoder(path, device=device, local_files_only=local)
+    except OSError as error:
+        raise BenchError(f"polarity-st example_encoder '{path}' cannot be loaded ({type(error).__name__}); "
+                         "name a local sentence-transformers folder or run --option example_encoder=none") from None
+    return CachedEncoder(encoder, {"example_encoder": str(Path(path).resolve()) if local else path})
+
+
 def train(request) -> dict:
     """Generate the examples, train with the library's trainer and loss, save a sentence-transformers folder."""
     from sentence_transformers.sentence_transformer import (
@@ -135,9 +161,13 @@ def train(request) -> dict:
     texts = train_split.data.column("text").to_pylist()
     labels = train_split.data.column("label").to_numpy()
     generation = GenerationConfig(spec.input_type, k=config.k, threshold=config.threshold,
-                                  pool_size=config.pool_size, seed=request.seed)
+                                  pool_size=config.pool_size, seed=request.seed,
+                                  neighbour_search=config.neighbour_search, thinning=config.thinning,
+                                  example_dropout=config.example_dropout)
     base_encoder = request.base.frozen(device=request.device)
-    pool = example_pool(generation, texts, labels, base_encoder, dataset.content_hash)
+    pool_encoder = (fixed_example_encoder(config.example_encoder, request.device) if config.example_encoder
+                    else base_encoder)
+    pool = example_pool(generation, texts, labels, pool_encoder, dataset.content_hash)
     if len(pool.examples) == 0:
         raise BenchError(f"example generation on {request.data} left no {spec.input_type} examples "
                          f"(threshold {config.threshold}): lower the threshold option")

@@ -2,7 +2,8 @@
 
 Each step takes B quadruples (p, p+, n, n+) (see `quadruples`), embeds the 4B sentences with the encoder's
 pooling in training mode (dropout on, as SimCSE), and computes L_s (eq. 5-7). The word-level objective
-(eq. 2-4) runs on a second forward pass of the 2B anchors p and n with 10% of their polarity candidates
+(eq. 2-4) runs on a second forward pass of the 2B anchors p and n (`masked_sentences="all"`: all 4B
+sentences, as the authors' code) with 10% of their polarity candidates
 replaced by the mask token (always the mask token: the paper specifies no 80/10/10 rule); the MLM head
 runs only at the masked positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, linear decay to zero, no
 warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's, runs on).
@@ -18,7 +19,13 @@ any evaluation uses; the best step's weights are written with `TransformerEncode
 Presets: `paper` is Table 11 (for a GPU). `cpu` is our choice for a 2-core machine, measured (see
 docs/senticse.md): shorter texts, smaller batches, fewer steps and a higher learning rate, since 1e-5 moves
 a 6-layer model little in ~1,000 steps; it keeps the base's pooling (mean for all-MiniLM-L6-v2, the pooling
-it was trained with) and averages L_w over the masked tokens (see `losses`).
+it was trained with) and averages L_w over the masked tokens (see `losses`). Where the authors' code differs
+from the printed equations, `paper` follows the code (docs/senticse.md): log-weights added to the logits
+(positive 0, own hard negative alpha = 1, other in-batch negatives 0.5), delta only on positive <-> negative
+flips averaged over the kept tokens, all four sentences masked. `cpu` keeps the printed equations (alpha
+multiplying every negative, any polarity change, the anchors masked): its committed cards were trained so.
+With `cls` pooling both presets train through the checkpoint's pooler (dense + tanh over the first token),
+which is saved with the encoder.
 
 Ablations (Table 7), option `ablation`, a comma-separated subset of: `pos-only` (L_s = L_pos),
 `neg-only` (L_s = L_neg), `no-word` (lambda_w = 0, the MLM head is not built).
@@ -30,7 +37,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -66,9 +73,14 @@ class Config:
     alpha: float             # hard-negative weight
     mask_ratio: float
     eval_every: int
-    word_reduction: str      # "sum" (eq. 3-4) or "mean"
+    word_reduction: Literal["sum", "mean", "mean-kept"]  # eq. 3-4's sum, mean over masked or over kept tokens
     sentence_terms: tuple[str, ...] = ("pos", "neg")
     log_every: int = 25
+    negative_weighting: Literal["multiply", "add-to-logits"] = "multiply"  # see `losses`
+    positive_log_weight: float = 0.0   # add-to-logits only: added to the positive's logit
+    in_batch_log_weight: float = 0.0   # add-to-logits only: added to the other in-batch negatives' logits
+    word_delta: Literal["any-change", "polar-flip"] = "any-change"
+    masked_sentences: Literal["anchors", "all"] = "anchors"  # which sentences of a quadruple carry L_w
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0, max_grad_norm=None,
@@ -78,7 +90,9 @@ class Config:
 
 PRESETS: dict[str, Config] = {
     "paper": Config(max_length=128, batch_size=64, lr=1e-5, steps=20_000, pooling="cls", temperature=0.05,
-                    lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=500, word_reduction="sum"),
+                    lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=500, word_reduction="mean-kept",
+                    negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
+                    word_delta="polar-flip", masked_sentences="all"),
     "cpu": Config(max_length=48, batch_size=8, lr=1e-4, steps=150, pooling=None, temperature=0.05,
                   lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=25, word_reduction="mean"),
 }
@@ -132,14 +146,16 @@ class Objective:
 
 
 def build_objective(encoder: TransformerEncoder, config: Config, lexicon: dict[str, int] | None) -> Objective:
-    sentence = QuadrupleContrastiveLoss(config.temperature, config.alpha, config.sentence_terms)
+    sentence = QuadrupleContrastiveLoss(config.temperature, config.alpha, config.sentence_terms,
+                                        config.negative_weighting, config.positive_log_weight,
+                                        config.in_batch_log_weight)
     if config.lambda_w == 0:
         return Objective(sentence, None, None, None)
     if encoder.tokenizer.mask_token_id is None:
         raise BenchError(f"{encoder.name}'s tokenizer has no mask token; SentiCSE's word-level objective needs one")
     tables = vocabulary_tables(encoder.tokenizer, lexicon if lexicon is not None else sentiwordnet())
     tables = tables.to(encoder.device)
-    word = PolarityMaskedLMLoss(tables.polarity, config.word_reduction).to(encoder.device)
+    word = PolarityMaskedLMLoss(tables.polarity, config.word_reduction, config.word_delta).to(encoder.device)
     return Objective(sentence, word, build_head(encoder.model), tables)
 
 
@@ -158,7 +174,8 @@ def step_loss(encoder: TransformerEncoder, objective: Objective, config: Config,
     parts = {"l_s": l_s.item()}
     if objective.word is None:
         return l_s, parts
-    anchors = tokenize(encoder, texts[:b] + texts[2 * b:3 * b], config.max_length)
+    masked = texts if config.masked_sentences == "all" else texts[:b] + texts[2 * b:3 * b]
+    anchors = tokenize(encoder, masked, config.max_length)
     masked_ids, chosen = mask_candidates(anchors["input_ids"], anchors["attention_mask"], objective.tables,
                                          config.mask_ratio, encoder.tokenizer.mask_token_id, generator)
     hidden = encoder.model(**{**anchors, "input_ids": masked_ids}).last_hidden_state
