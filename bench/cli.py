@@ -228,9 +228,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for rerun in verdict.reruns:
         print(rerun.line())
     if verdict.status == "verified":
-        print(f"verified '{verdict.card.name}': re-ran {len(verdict.reruns)} of {verdict.tasks} task(s) "
-              f"(sample seed {verdict.seed}), all within tolerance; {verdict.seconds:.1f}s; merged into "
-              f"{verdict.merged_into}")
+        print(f"verified '{verdict.card.name}': re-ran {len(verdict.reruns)} of {verdict.tasks} task(s), "
+              f"all within tolerance; {verdict.seconds:.1f}s; merged into {verdict.merged_into}")
+    elif verdict.status == "sampled":
+        print(f"accepted '{verdict.card.name}' SAMPLED, not verified: re-ran {len(verdict.reruns)} of "
+              f"{verdict.tasks} task(s) (sample seed {verdict.seed}), all within tolerance; {verdict.seconds:.1f}s; "
+              f"merged into {verdict.merged_into} and marked sampled on the leaderboard")
     else:
         print(f"accepted '{verdict.card.name}' UNVERIFIED ({verdict.reason}); no task re-run; merged into "
               f"{verdict.merged_into} and marked unverified on the leaderboard")
@@ -376,13 +379,15 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("--archive", action="store_true", help="also write NAME.zip")
     send.set_defaults(func=cmd_submit)
 
-    check_in = sub.add_parser("verify", help="check a submission, re-run a sample of it, merge it if it agrees")
+    check_in = sub.add_parser("verify", help="check a submission, re-run its tasks, merge it if they agree")
     check_in.add_argument("submission", help="a submission folder or zip")
     check_in.add_argument("--results", default="results", help="results folder to merge into")
     check_in.add_argument("--leaderboard", default="leaderboard.md", help="leaderboard to regenerate ('' for none)")
     # defaults live in sentibench.submission.verify, imported only when verifying (it pulls in the whole run machinery)
-    check_in.add_argument("--fraction", type=float, help="fraction of tasks to re-run (default: 0.2)")
-    check_in.add_argument("--minimum", type=int, help="re-run at least this many tasks (default: 3)")
+    check_in.add_argument("--fraction", type=float,
+                          help="re-run only this fraction of the tasks, 0 to 1 (default: 1, every task); below 1 "
+                               "the entry is merged as 'sampled', not verified")
+    check_in.add_argument("--minimum", type=int, help="with --fraction: re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=int, help="sample seed (default: fresh, printed and recorded)")
     check_in.add_argument("--device")
     check_in.set_defaults(func=cmd_verify)

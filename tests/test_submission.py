@@ -126,7 +126,7 @@ def test_a_good_submission_is_verified_merged_and_on_the_leaderboard(submission,
     assert code == 0, err
     assert f"{TASK}: stored" in out and ": agree" in out and "re-ran 1 of 1 task(s)" in out
     record = json.loads(next(results.rglob("verification.json")).read_text())
-    assert record["status"] == "verified" and record["reruns"][0]["task"] == TASK
+    assert record["status"] == "verified" and record["reruns"][0]["task"] == TASK and record["rerun_count"] == 1
     assert json.loads(result_file(results).read_text()) == stored
     row = next(line for line in board.read_text().splitlines() if line.startswith("| tiny-model"))
     assert f"{100 * stored['scores']['test'][0]['main_score']:.2f}" in row and "unverified" not in row
@@ -244,6 +244,139 @@ def test_a_tampered_or_unsafe_submission_is_rejected_with_its_reason(submission,
     assert code == 2 and "Traceback" not in err
     assert any(line.startswith("error: ") and reason.format(rev=revision) in line for line in err.splitlines()), err
     assert snapshot(results) == before and not (tmp_path / "leaderboard.md").exists()
+
+
+def test_fraction_zero_merges_an_edited_resigned_score_as_unverified_never_verified(submission, tmp_path, capsys):
+    _edit_score_and_resign(submission)
+    results, board = tmp_path / "results", tmp_path / "leaderboard.md"
+    code, out, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                             "--leaderboard", str(board), "--fraction", "0", "--minimum", "0")
+    assert code == 0, err
+    assert "UNVERIFIED" in out and "verified 'tiny-model'" not in out
+    record = json.loads(next(results.rglob("verification.json")).read_text())
+    assert (record["status"], record["rerun_count"], record["reruns"]) == ("unverified", 0, [])
+    assert "| tiny-model (unverified)" in board.read_text()
+
+
+OTHER = "sgts-paper-fixture-reviews"
+
+
+def add_task(submission: Path, tmp_path: Path, capsys, raise_by: float = 0.0) -> None:
+    """Run OTHER with the submission's model and pack it in too (its main score raised by `raise_by`),
+    re-signing the manifest as a careful tamperer would."""
+    code, _, err = run_cli(capsys, "run", "-m", "tiny-model", "-t", OTHER, "--output-folder", str(tmp_path / "runs"))
+    assert code == 0, err
+    (path,) = (tmp_path / "runs").rglob(f"{OTHER}.json")
+    copy = result_file(submission).parent / path.name
+    data = json.loads(path.read_text())
+    entry, metric = data["scores"]["test"][0], data["sentibench"]["task"]["main_score"]
+    entry.update({"main_score": entry["main_score"] + raise_by, metric: entry[metric] + raise_by})
+    copy.write_text(json.dumps(data))
+    resign(submission)
+
+
+def test_by_default_every_task_is_rerun_so_a_raised_resigned_score_is_caught(submission, tmp_path, capsys):
+    add_task(submission, tmp_path, capsys, raise_by=0.05)
+    results = tmp_path / "results"
+    code, out, err = run_cli(capsys, "verify", str(submission), "--results", str(results), "--leaderboard", "")
+    assert code == 2 and f"error: re-run disagrees: {OTHER}: stored" in err, (out, err)
+    assert not results.exists()
+
+
+def test_a_partial_rerun_is_merged_as_sampled_and_labelled_so(submission, tmp_path, capsys):
+    add_task(submission, tmp_path, capsys)
+    results, board = tmp_path / "results", tmp_path / "leaderboard.md"
+    code, out, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                             "--leaderboard", str(board), "--fraction", "0.5", "--minimum", "1", "--seed", "3")
+    assert code == 0, err
+    assert "SAMPLED, not verified: re-ran 1 of 2 task(s) (sample seed 3)" in out
+    record = json.loads(next(results.rglob("verification.json")).read_text())
+    assert (record["status"], record["rerun_count"], record["tasks"]) == ("sampled", 1, 2)
+    assert "| tiny-model (sampled 50%)" in board.read_text()
+
+
+def test_the_leaderboard_label_follows_what_was_rerun(tmp_path):
+    from sentibench.report.leaderboard import verification_label
+    from sentibench.submission.verify import status_of
+
+    folder = tmp_path / "model" / "rev"
+    folder.mkdir(parents=True)
+    assert verification_label(folder) == ""  # not a submission
+    for record, label in [({"status": "sampled", "tasks": 35, "rerun_count": 7}, " (sampled 20%)"),
+                          ({"status": "verified", "tasks": 35, "rerun_count": 35}, ""),
+                          ({"status": "verified", "tasks": 35, "rerun_count": 0}, " (unverified)"),
+                          ({"status": "verified", "tasks": 35}, " (unverified)"),
+                          ({"status": "sampled", "tasks": 35, "rerun_count": 35}, " (unverified)"),
+                          ({"status": "unverified", "tasks": 35, "rerun_count": 0}, " (unverified)")]:
+        (folder / "verification.json").write_text(json.dumps(record))
+        assert verification_label(folder) == label, record
+    (folder / "verification.json").write_text("{not json")
+    assert verification_label(folder) == " (unverified)"
+    assert (status_of(1, 1), status_of(2, 1), status_of(7, 35)) == ("verified", "verified", "sampled")
+    assert (status_of(0, 35), status_of(0, 0)) == ("unverified", "unverified")
+
+
+@pytest.mark.parametrize("flags, reason", [
+    (("--fraction", "nan"), "--fraction must be a number from 0 to 1"),
+    (("--fraction", "-1", "--minimum", "-1"), "--fraction must be a number from 0 to 1"),
+    (("--fraction", "1.5"), "--fraction must be a number from 0 to 1"),
+    (("--fraction", "inf"), "--fraction must be a number from 0 to 1"),
+    (("--minimum", "-1"), "--minimum must be a whole number >= 0"),
+])
+def test_verify_refuses_bad_sampling_numbers_in_one_line(submission, tmp_path, capsys, flags, reason):
+    code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(tmp_path / "results"),
+                           "--leaderboard", "", *flags)
+    assert code == 2 and reason in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("board", ["missing-folder/leaderboard.md", "a-folder"])
+def test_a_leaderboard_that_cannot_be_written_leaves_the_results_as_they_were(submission, tmp_path, capsys, board):
+    results = tmp_path / "results"
+    shutil.copytree(Path(__file__).parent / "fixtures", results / "existing")
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-folder" / "keep.txt").write_text("x")
+    before = snapshot(results)
+    code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                           "--leaderboard", str(tmp_path / board))
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"cannot write the leaderboard '{tmp_path / board}'" in err
+    assert snapshot(results) == before
+    assert sorted(p.name for p in results.iterdir()) == ["existing"]
+    assert [p.name for p in (tmp_path / "a-folder").iterdir()] == ["keep.txt"]
+
+
+@pytest.mark.parametrize("breaks", ["render", "replace"])
+def test_a_failure_after_staging_takes_the_merged_folder_back_out(submission, tmp_path, capsys, monkeypatch, breaks):
+    """The leaderboard turns unwritable (or its render fails) after the re-runs: nothing stays merged."""
+    import sentibench.submission.verify as verify_module
+
+    def fail(*_):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "leaderboard.md"))
+    monkeypatch.setattr(verify_module, "render" if breaks == "render" else "os", _Broken(fail, breaks))
+    results = tmp_path / "results"
+    shutil.copytree(Path(__file__).parent / "fixtures", results / "existing")
+    before = snapshot(results)
+    code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                           "--leaderboard", str(tmp_path / "leaderboard.md"))
+    assert code == 2 and "nothing was merged" in err.splitlines()[-1] and "Traceback" not in err, err
+    assert snapshot(results) == before and sorted(p.name for p in results.iterdir()) == ["existing"]
+    assert not (tmp_path / "leaderboard.md").exists() and not list(tmp_path.glob(".leaderboard.md.*"))
+
+
+class _Broken:
+    """`render` itself, or an `os` whose `replace` fails (everything else is the real `os`)."""
+
+    def __init__(self, fail, breaks: str) -> None:
+        self.fail, self.breaks = fail, breaks
+
+    def __call__(self, *args):
+        return self.fail(*args)
+
+    def __getattr__(self, name: str):
+        import os
+
+        return self.fail if name == "replace" else getattr(os, name)
 
 
 def test_submit_names_every_missing_or_unusable_result(home, tmp_path, capsys, fixture_task, monkeypatch):
