@@ -211,10 +211,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_submit(args: argparse.Namespace) -> int:
     from sentibench.submission.submit import submit
 
-    folder = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
-                    archive=args.archive)
+    folder, weights = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
+                             archive=args.archive, replace=args.replace)
     print(f"wrote {folder}" + (f" and {folder.with_suffix('.zip')}" if args.archive else "")
-          + f"; check it with `bench verify {folder}`")
+          + f"; {weights}; check it with `bench verify {folder}`")
     return 0
 
 
@@ -237,6 +237,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         print(f"accepted '{verdict.card.name}' UNVERIFIED ({verdict.reason}); no task re-run; merged into "
               f"{verdict.merged_into} and marked unverified on the leaderboard")
+    print(verdict.installed)
     return 0
 
 
@@ -377,6 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("--output", default="submissions", help="folder to write the submission under")
     send.add_argument("--with-weights", action="store_true", help="include the checkpoint's safetensors")
     send.add_argument("--archive", action="store_true", help="also write NAME.zip")
+    send.add_argument("--replace", action="store_true",
+                      help="replace an existing submission of this name (folder and zip) in one step")
     send.set_defaults(func=cmd_submit)
 
     check_in = sub.add_parser("verify", help="check a submission, re-run its tasks, merge it if they agree")

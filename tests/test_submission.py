@@ -504,3 +504,78 @@ def test_reproduce_compares_scores_of_a_card_retrained_from_its_recipe(submissio
         s.model_copy(update={"main_score": s.main_score + 0.01}) for s in stored.scores["test"]]}}), 0.005,
         from_recipe=True)
     assert not shifted.agrees
+
+
+def test_a_folder_model_outside_the_caches_is_refused_at_submit_time_then_round_trips_with_weights(
+        home, tmp_path, capsys):
+    weights = tmp_path / "elsewhere" / "tiny"
+    tiny_bert(weights)
+    assert run_cli(capsys, "card", "new", "far-model", "--from", str(weights))[0] == 0
+    fill_in(home / "cards" / "far-model.yaml")
+    code, _, err = run_cli(capsys, "run", "-m", "far-model", "-t", TASK, "--output-folder", str(tmp_path / "runs"))
+    assert code == 0, err
+    outbox = tmp_path / "outbox"
+    code, _, err = run_cli(capsys, "submit", "far-model", "--results", str(tmp_path / "runs"), "--output", str(outbox))
+    assert code == 2 and "is outside sentibench's caches" in err and "pass --with-weights" in err
+    assert not outbox.exists()
+    code, out, err = run_cli(capsys, "submit", "far-model", "--results", str(tmp_path / "runs"),
+                             "--output", str(outbox), "--with-weights")
+    assert code == 0 and "weights included" in out, err
+    code, out, err = run_cli(capsys, "verify", str(outbox / "far-model"), "--results", str(tmp_path / "results"),
+                             "--leaderboard", "")
+    assert code == 0 and "verified 'far-model'" in out, err
+
+
+def test_a_cached_checkpoint_is_referenced_and_the_message_says_so(submission, tmp_path, capsys):
+    code, out, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"),
+                             "--output", str(tmp_path / "outbox3"))
+    assert code == 0 and "weights referenced (checkpoint" in out and "in a sentibench cache" in out, err
+
+
+def test_resubmitting_says_what_to_do_and_replace_swaps_the_whole_submission(submission, tmp_path, capsys):
+    before = snapshot(submission)
+    args = ("submit", "tiny-model", "--results", str(tmp_path / "runs"), "--output", str(tmp_path / "outbox"))
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2 and "already exists; pass --replace to replace it" in err and snapshot(submission) == before
+    (submission / "stray.txt").write_text("not part of the new submission")
+    code, out, err = run_cli(capsys, *args, "--replace", "--archive")
+    assert code == 0, err
+    assert not (submission / "stray.txt").exists() and (tmp_path / "outbox" / "tiny-model.zip").is_file()
+    assert sorted(p.name for p in (tmp_path / "outbox").iterdir()) == ["tiny-model", "tiny-model.zip"]
+    code, _, err = run_cli(capsys, *args, "--archive")
+    assert code == 2 and "already exists; pass --replace" in err
+    other = tmp_path / "mine"
+    (other / "tiny-model").mkdir(parents=True)
+    (other / "tiny-model" / "notes.txt").write_text("my own folder")
+    code, _, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"), "--output", str(other),
+                           "--replace")
+    assert code == 2 and "is not a submission" in err
+    assert [p.name for p in (other / "tiny-model").iterdir()] == ["notes.txt"]
+
+
+def test_a_merged_model_is_first_class_compare_reproduce_and_run(home, submission, tmp_path, capsys):
+    """Verified on a machine without the submitter's card or weights: the merged card and the stored weights
+    make it a model like any other."""
+    code, _, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"),
+                           "--output", str(tmp_path / "outbox2"), "--with-weights")
+    assert code == 0, err
+    shutil.rmtree(home / "models" / "tiny")
+    (home / "cards" / "tiny-model.yaml").unlink()
+    results = tmp_path / "results"
+    code, out, err = run_cli(capsys, "verify", str(tmp_path / "outbox2" / "tiny-model"), "--results", str(results),
+                             "--leaderboard", "")
+    assert code == 0 and "installed card 'tiny-model'" in out, err
+    stored = result_file(results)
+    merged = stored.parent
+    assert (merged / f"{TASK}.units.npz").is_file() and (merged / "card.yaml").is_file()
+    code, out, err = run_cli(capsys, "reproduce", str(stored))
+    assert code == 0 and out.strip().endswith(": agree"), err
+    assert run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(results))[0] == 0
+    code, out, err = run_cli(capsys, "compare", "tiny-model", "random", "--results", str(results))
+    assert code == 0 and TASK in out and "no unit values" not in out + err, err
+    code, _, err = run_cli(capsys, "run", "-m", "tiny-model", "-t", OTHER, "--output-folder", str(results))
+    assert code == 0, err
+    assert (merged / f"{OTHER}.json").is_file()
+    (home / "cards" / "tiny-model.yaml").unlink()  # another machine: only the merged card beside the results
+    code, out, err = run_cli(capsys, "reproduce", str(stored))
+    assert code == 0 and out.strip().endswith(": agree"), err

@@ -40,7 +40,6 @@ from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
-from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit
 from sentibench.evaluation.units import units_path
 from sentibench.models.card_schema import ModelCard, validate_card
@@ -50,10 +49,13 @@ from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import VERIFICATION_FILE, iter_results
 from sentibench.submission.archive import safe_extract
+from sentibench.submission.merged import install, store_weights
 from sentibench.submission.reproduce import Reproduction, reproduce
 from sentibench.submission.submit import (
     CARD_FILE,
     MANIFEST,
+    WEIGHTS,
+    cache_weight_roots,
     manifest_problems,
     read_manifest,
     result_problems,
@@ -74,13 +76,12 @@ class Verdict:
     reason: str                    # why not verified ("" when verified)
     seconds: float
     merged_into: Path
+    installed: str = ""            # what became of the card on this machine (merged.install)
 
 
 def weight_roots(folder: Path) -> list[Path]:
     """Where a submitted card's weights may be: the submission, sentibench's model caches, the Hub cache."""
-    from huggingface_hub.constants import HF_HUB_CACHE
-
-    return [folder, cache_dir("models"), cache_dir("checkpoints"), Path(HF_HUB_CACHE)]
+    return [folder, *cache_weight_roots()]
 
 
 def submission_card(folder: Path) -> ModelCard:
@@ -262,5 +263,12 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
             "verified_by": {"sentibench": __version__, "git_commit": git_commit()},
             "verified_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
+        if (folder / WEIGHTS).is_dir():  # the cache is not results/: kept even if publishing fails
+            store_weights(folder / WEIGHTS, card.name, card.revision)
         merged = publish(folder, card, results_root, record, leaderboard)
-    return Verdict(card, status, len(results), reruns, seed, reason or "", time.perf_counter() - started, merged)
+    try:
+        installed = install(merged / CARD_FILE)
+    except (BenchError, OSError) as error:
+        installed = f"warning: the card was merged but not installed here ({error})"
+    return Verdict(card, status, len(results), reruns, seed, reason or "", time.perf_counter() - started, merged,
+                   installed)
