@@ -75,6 +75,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    if not any(Path(args.results).rglob("*.json")):
+        raise BenchError(f"no results under '{args.results}'; run `bench run` first (nothing was written)")
     if args.html:
         from sentibench.report.leaderboard_html import write_html
 
@@ -91,6 +93,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    if args.model_a == args.model_b:
+        raise BenchError(f"compare needs two different models; got '{args.model_a}' twice")
     tasks = _split_names(args.tasks) if args.tasks else None
     rows = compare(Path(args.results), args.model_a, args.model_b, tasks)
     print(render(rows, args.model_a, args.model_b, args.format))
@@ -416,6 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def printable(text: str) -> str:
+    """`text` on one line with control, format (bidirectional) and separator characters escaped (`\\x07`,
+    `\\u202e`, `\\n`): user input echoed in an error never rings, reorders or breaks the terminal line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -423,11 +433,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except BenchError as error:
         for line in getattr(error, "problems", [str(error)]):
-            print(f"error: {line}", file=sys.stderr)
+            print(f"error: {printable(line)}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as error:  # a folder that is read-only, full, or not a folder: the user's to fix
         where = f" ({error.filename})" if error.filename else ""
-        print(f"error: cannot read or write a file{where}: {error.strerror or error}", file=sys.stderr)
+        print(printable(f"error: cannot read or write a file{where}: {error.strerror or error}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted: finished results are saved; rerun the same command to resume", file=sys.stderr)
