@@ -392,8 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     check_in.add_argument("--leaderboard", default="leaderboard.md", help="leaderboard to regenerate ('' for none)")
     # defaults live in sentibench.submission.verify, imported only when verifying (it pulls in the whole run machinery)
     check_in.add_argument("--fraction", type=float,
-                          help="re-run only this fraction of the tasks, 0 to 1 (default: 1, every task); below 1 "
-                               "the entry is merged as 'sampled', not verified")
+                          help="fraction of the tasks to re-run, 0 to 1 (default: 1): every task; below 1 the "
+                               "entry is merged as 'sampled', not verified")
     check_in.add_argument("--minimum", type=int, help="with --fraction: re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=int, help="sample seed (default: fresh, printed and recorded)")
     check_in.add_argument("--device")

@@ -22,7 +22,7 @@ from sentibench.core.paths import cache_dir
 from sentibench.models.card_schema import ModelCard, validate_card
 from sentibench.models.cards import all_cards, check_card_file, load_card_yaml, user_cards_dir
 from sentibench.models.safety import check_weights_folder, confined
-from sentibench.submission.submit import CARD_FILE, WEIGHT_FILES, cache_weight_roots
+from sentibench.submission.submit import CARD_FILE, WEIGHT_FILES, WEIGHTS, cache_weight_roots
 
 
 def submitted_weights(name: str, revision: str) -> Path:
@@ -47,7 +47,9 @@ def _resolved(data: dict[str, Any]) -> dict[str, Any]:
     if data.get("checkpoint"):
         checkpoint = Path(data["checkpoint"])
         if not checkpoint.is_absolute():
-            checkpoint = submitted_weights(data["name"], data["revision"]) / checkpoint.relative_to("weights")
+            if checkpoint.parts[:1] != (WEIGHTS,):
+                raise BenchError(f"card: a submitted checkpoint lies under {WEIGHTS}/, not '{checkpoint}'")
+            checkpoint = submitted_weights(data["name"], data["revision"]).joinpath(*checkpoint.parts[1:])
         data["checkpoint"] = str(confined(checkpoint, cache_weight_roots(), "card: checkpoint"))
         check_weights_folder(Path(data["checkpoint"]), data["name"])
     return data
