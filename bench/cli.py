@@ -75,6 +75,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    if not any(Path(args.results).rglob("*.json")):
+        raise BenchError(f"no results under '{args.results}'; run `bench run` first (nothing was written)")
     if args.html:
         from sentibench.report.leaderboard_html import write_html
 
@@ -91,6 +93,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    if args.model_a == args.model_b:
+        raise BenchError(f"compare needs two different models; got '{args.model_a}' twice")
     tasks = _split_names(args.tasks) if args.tasks else None
     rows = compare(Path(args.results), args.model_a, args.model_b, tasks)
     print(render(rows, args.model_a, args.model_b, args.format))
@@ -211,10 +215,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_submit(args: argparse.Namespace) -> int:
     from sentibench.submission.submit import submit
 
-    folder = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
-                    archive=args.archive)
+    folder, weights = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
+                             archive=args.archive, replace=args.replace)
     print(f"wrote {folder}" + (f" and {folder.with_suffix('.zip')}" if args.archive else "")
-          + f"; check it with `bench verify {folder}`")
+          + f"; {weights}; check it with `bench verify {folder}`")
     return 0
 
 
@@ -228,12 +232,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for rerun in verdict.reruns:
         print(rerun.line())
     if verdict.status == "verified":
-        print(f"verified '{verdict.card.name}': re-ran {len(verdict.reruns)} of {verdict.tasks} task(s) "
-              f"(sample seed {verdict.seed}), all within tolerance; {verdict.seconds:.1f}s; merged into "
-              f"{verdict.merged_into}")
+        print(f"verified '{verdict.card.name}': re-ran {len(verdict.reruns)} of {verdict.tasks} task(s), "
+              f"all within tolerance; {verdict.seconds:.1f}s; merged into {verdict.merged_into}")
+    elif verdict.status == "sampled":
+        print(f"accepted '{verdict.card.name}' SAMPLED, not verified: re-ran {len(verdict.reruns)} of "
+              f"{verdict.tasks} task(s) (sample seed {verdict.seed}), all within tolerance; {verdict.seconds:.1f}s; "
+              f"merged into {verdict.merged_into} and marked sampled on the leaderboard")
     else:
         print(f"accepted '{verdict.card.name}' UNVERIFIED ({verdict.reason}); no task re-run; merged into "
               f"{verdict.merged_into} and marked unverified on the leaderboard")
+    print(verdict.installed)
     return 0
 
 
@@ -374,15 +382,19 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("--output", default="submissions", help="folder to write the submission under")
     send.add_argument("--with-weights", action="store_true", help="include the checkpoint's safetensors")
     send.add_argument("--archive", action="store_true", help="also write NAME.zip")
+    send.add_argument("--replace", action="store_true",
+                      help="replace an existing submission of this name (folder and zip) in one step")
     send.set_defaults(func=cmd_submit)
 
-    check_in = sub.add_parser("verify", help="check a submission, re-run a sample of it, merge it if it agrees")
+    check_in = sub.add_parser("verify", help="check a submission, re-run its tasks, merge it if they agree")
     check_in.add_argument("submission", help="a submission folder or zip")
     check_in.add_argument("--results", default="results", help="results folder to merge into")
     check_in.add_argument("--leaderboard", default="leaderboard.md", help="leaderboard to regenerate ('' for none)")
     # defaults live in sentibench.submission.verify, imported only when verifying (it pulls in the whole run machinery)
-    check_in.add_argument("--fraction", type=float, help="fraction of tasks to re-run (default: 0.2)")
-    check_in.add_argument("--minimum", type=int, help="re-run at least this many tasks (default: 3)")
+    check_in.add_argument("--fraction", type=float,
+                          help="fraction of the tasks to re-run, 0 to 1 (default: 1): every task; below 1 the "
+                               "entry is merged as 'sampled', not verified")
+    check_in.add_argument("--minimum", type=int, help="with --fraction: re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=int, help="sample seed (default: fresh, printed and recorded)")
     check_in.add_argument("--device")
     check_in.set_defaults(func=cmd_verify)
@@ -408,6 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def printable(text: str) -> str:
+    """`text` on one line with control, format (bidirectional) and separator characters escaped (`\\x07`,
+    `\\u202e`, `\\n`): user input echoed in an error never rings, reorders or breaks the terminal line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -415,11 +433,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except BenchError as error:
         for line in getattr(error, "problems", [str(error)]):
-            print(f"error: {line}", file=sys.stderr)
+            print(f"error: {printable(line)}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as error:  # a folder that is read-only, full, or not a folder: the user's to fix
         where = f" ({error.filename})" if error.filename else ""
-        print(f"error: cannot read or write a file{where}: {error.strerror or error}", file=sys.stderr)
+        print(printable(f"error: cannot read or write a file{where}: {error.strerror or error}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted: finished results are saved; rerun the same command to resume", file=sys.stderr)

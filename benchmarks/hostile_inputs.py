@@ -6,7 +6,8 @@ folder and classified by what it got:
 - `traceback`: a Python traceback, or any other exit code;
 - `wrong success`: exit 0 (or an error) where the input deserved the other, or a wrong result;
 - `data lost`: a user's file deleted or changed, a file written outside the output folder and the
-  cache, or code from a downloaded package run.
+  cache, or code from a downloaded package run;
+- `denial of service`: a command that took far longer than its input deserves (a billion-laughs card).
 
     python benchmarks/hostile_inputs.py [--code DIR] [--only SUBSTRING] [--json OUT]
     python benchmarks/hostile_inputs.py --table BEFORE.json AFTER.json   # the markdown table of both
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import traceback
 import zipfile
 from collections import Counter
@@ -53,6 +55,7 @@ PRECIOUS = b"the user's own notes\n"
 @dataclass
 class Sandbox:
     root: Path
+    took: float = 0.0  # seconds the judged command ran
 
     @property
     def home(self) -> Path:
@@ -248,6 +251,26 @@ def board_has_no(text: str) -> Callable[[Sandbox, str], str | None]:
         board = box.work / "leaderboard.md"
         return f"leaderboard shows {text}" if board.exists() and text in board.read_text() else None
     return check
+
+
+def nan_embeddings(box: Sandbox) -> None:
+    """Every vector of the cache overwritten with NaN: a valid database that lies."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(embedding_file(box))) as db, db:
+        for (key, dim) in db.execute("SELECT key, dim FROM vectors").fetchall():
+            db.execute("UPDATE vectors SET vec = ? WHERE key = ?", (b"\x00\x00\xc0\x7f" * dim, key))
+
+
+def fast(seconds: float) -> Callable[[Sandbox, str], str | None]:
+    """Passes when the case's command ran under `seconds` (timed by `run_case`)."""
+    def check(box: Sandbox, out: str) -> str | None:
+        return None if box.took < seconds else f"took {box.took:.1f}s (a denial of service)"
+    return check
+
+
+BILLION_LAUGHS = "name: lol\nloader: random\ndescription: d\nrevision: r\na: &a [" + ",".join(["lol"] * 9) + "]\n" + \
+    "".join(f"{n}: &{n} [{','.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi")) + "notes: *i\n"
 
 
 def valid_result(score: object = 0.5) -> dict:
@@ -467,7 +490,40 @@ def cases() -> list[Case]:
         Case("plot sgts-vs-fewshot without results", ["plot", "sgts-vs-fewshot", "--results", "nowhere"]),
         Case("no command", []),
     ]
-    return lost + tracebacks + wrong + ordinary
+    integrity = [  # issue 29
+        Case("embedding cache vectors overwritten with NaN", MINILM + ["--overwrite-strategy", "always"], "ok",
+             before=[MINILM], setup=nan_embeddings, check=scores_not_null),
+        Case("card check of a billion-laughs card", ["card", "check", "../home/cards/lol.yaml"],
+             setup=lambda box: box.card("lol", BILLION_LAUGHS), check=fast(1.0)),
+        Case("list models with a billion-laughs card at home", ["list", "models"], "ok",
+             setup=lambda box: box.card("lol", BILLION_LAUGHS), check=fast(5.0)),
+        Case("card with an alias", ["card", "check", "../home/cards/mine.yaml"],
+             setup=lambda box: box.card("mine", "name: &n mine\nloader: random\ndescription: *n\nrevision: r\n")),
+        Case("card nested 40 deep", ["card", "check", "../home/cards/mine.yaml"],
+             setup=lambda box: box.card("mine", card_text(notes="[" * 40 + "]" * 40))),
+        Case("card with two name keys", ["card", "check", "../home/cards/mine.yaml"],
+             setup=lambda box: box.card("mine", card_text() + "name: other\n")),
+        Case("card named with a BEL", ["card", "check", "../home/cards/mine.yaml"],
+             setup=lambda box: box.card("mine", card_text(name='"bell\\a"'))),
+        Case("card named with a right-to-left override", ["card", "check", "../home/cards/mine.yaml"],
+             setup=lambda box: box.card("mine", card_text(name='"rlo\\u202Ex"'))),
+        Case("card of 100 KiB", ["card", "check", "../home/cards/mine.yaml"],
+             setup=lambda box: box.card("mine", card_text(notes="x" * 100_000))),
+        Case("verify --fraction nan", ["verify", "nowhere", "--fraction", "nan"]),
+        Case("verify --fraction -1 --minimum -1", ["verify", "nowhere", "--fraction", "-1", "--minimum", "-1"]),
+        Case("verify --fraction 2", ["verify", "nowhere", "--fraction", "2"]),
+        Case("verify --leaderboard in a missing folder", ["verify", "nowhere", "--leaderboard", "no/such/board.md"]),
+        Case("train --option batch_size=0", ["train", "senticse", "--option", "batch_size=0"]),
+        Case("train --option max_length=0", ["train", "senticse", "--option", "max_length=0"]),
+        Case("train --option lr=inf", ["train", "senticse", "--option", "lr=inf"]),
+        Case("compare a model with itself", ["compare", "random", "random"],
+             setup=lambda box: box.result(valid_result())),
+        Case("leaderboard on an empty folder", ["leaderboard"], setup=lambda box: (box.work / "results").mkdir(),
+             check=lambda box, out: "leaderboard.md written" if (box.work / "leaderboard.md").exists() else None),
+        Case("model name with a BEL and a newline echoed", ["run", "-m", "a\x07b\nc", "-t", TASK],
+             check=lambda box, out: "raw control characters echoed" if "\x07" in out else None),
+    ]
+    return lost + tracebacks + wrong + ordinary + integrity
 
 
 def random_result(box: Sandbox, folder: str = "results", task: str = TASK) -> Path:
@@ -509,6 +565,8 @@ def classify(case: Case, box: Sandbox, proc: subprocess.CompletedProcess, outsid
         return "data lost", f"wrote outside the output folder and cache: {sorted(outside)[:2]}"
     if problem and "changed" in problem:
         return "data lost", problem
+    if problem and "denial of service" in problem:
+        return "denial of service", problem
     if "Traceback (most recent call last)" in err or proc.returncode not in (0, 2):
         return "traceback", last[:160]
     if proc.returncode == 2:
@@ -561,7 +619,9 @@ def run_case(case: Case) -> tuple[str, str]:
             case.setup(box)
             os.environ.update({k: v.format(root=tmp) for k, v in case.env.items()})
             before_files = snapshot(box.root, (box.home, box.work))
+            started = time.perf_counter()
             proc = bench(case.argv)
+            box.took = time.perf_counter() - started
             outside = snapshot(box.root, (box.home, box.work)) - before_files
         finally:
             os.chdir(saved_cwd)
@@ -571,7 +631,7 @@ def run_case(case: Case) -> tuple[str, str]:
         return kind, detail.replace(str(box.root), "<sandbox>").encode("utf-8", "backslashreplace").decode()
 
 
-OUTCOMES = ("correct", "clean error", "traceback", "wrong success", "data lost")
+OUTCOMES = ("correct", "clean error", "traceback", "wrong success", "data lost", "denial of service")
 
 
 def table(before_file: Path, after_file: Path) -> str:

@@ -73,6 +73,8 @@ class ModelCard:
     def _plain_name(cls, value: str) -> str:
         if any(c in value for c in "/\\\0") or value in (".", "..") or len(value) > 200:
             raise ValueError("must be a plain name (no '/', '\\', '..'), at most 200 characters")
+        if not value.isprintable():
+            raise ValueError("must be printable (no control, bidirectional or line-break characters)")
         return value
 
     @field_validator("dtype")

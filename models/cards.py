@@ -12,28 +12,27 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sentibench.core.errors import BenchError, unknown_name
 from sentibench.core.paths import cache_dir
+from sentibench.core.safe_yaml import YamlRefused, load_yaml
 from sentibench.models.card_schema import CARD_LOADERS as LOADERS
 from sentibench.models.card_schema import TO_FILL, ModelCard, card_problems, validate_card
 
 __all__ = ["LOADERS", "PACKAGED_CARDS", "TO_FILL", "ModelCard", "all_cards", "card_problems", "check_card_file",
            "get_card", "load_card_yaml", "packaged_cards", "read_card"]
 PACKAGED_CARDS = Path(__file__).parent / "cards"
+CARD_MAX_BYTES = 64 * 1024  # a card is about 1 KiB
 
 
 def load_card_yaml(path: Path) -> Any:
-    """A card file's YAML data (`yaml.safe_load`), or a one-line error naming the file (and line)."""
+    """A card file's YAML data (`core.safe_yaml`: size, depth, no aliases, no duplicate keys), or a one-line
+    error naming the file (and line)."""
     try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise BenchError(f"model card {path}: not valid YAML{where}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise BenchError(f"model card {path}: cannot be read ({error})") from None
+        return load_yaml(Path(path), max_bytes=CARD_MAX_BYTES)
+    except YamlRefused as error:
+        raise BenchError(f"model card {path}: {error}") from None
+    except OSError as error:
+        raise BenchError(f"model card {path}: cannot be read ({error.strerror or error})") from None
 
 
 def read_card(path: Path) -> ModelCard:

@@ -24,6 +24,27 @@ def test_cache_encodes_each_distinct_text_once_across_instances(fake_encoder):
     assert disabled.encoded == 1
 
 
+@pytest.mark.parametrize("poison", [
+    b"\x00\x00\xc0\x7f" * 3,                         # NaN in every component (float32 0x7fc00000)
+    np.array([1.0, np.inf, 0.0], np.float32).tobytes(),  # one infinite component
+    b"\x00" * 8,                                       # two floats under a dimension of three
+])
+def test_cached_vectors_are_checked_on_read_and_a_bad_row_is_encoded_again(fake_encoder, poison, capsys):
+    import sqlite3
+
+    identity = {"model": "fake", "revision": "poisoned"}
+    cache = CachedEncoder(fake_encoder, identity)
+    fresh = cache.encode(["good film", "bad film"])
+    store = cache._store()
+    with sqlite3.connect(store.path) as db:  # a valid database whose every vector was overwritten
+        db.execute("UPDATE vectors SET vec = ?, dim = 3", (poison,))
+    again = CachedEncoder(fake_encoder, identity)
+    assert np.array_equal(again.encode(["good film", "bad film"]), fresh)
+    assert again.encoded == 2 and "2 stored vector(s) were not finite or had the wrong size" in capsys.readouterr().err
+    healed = CachedEncoder(fake_encoder, identity)
+    assert np.array_equal(healed.encode(["bad film"]), fresh[[1]]) and healed.encoded == 0  # rows rewritten
+
+
 @pytest.mark.parametrize("vectors, message", [
     (np.array([[1.0, float("nan")], [0.0, 1.0]]), "NaN or infinite embeddings for 1 of 2"),
     (np.ones((3, 2)), "shape (3, 2) for 2 texts"),

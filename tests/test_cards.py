@@ -31,3 +31,69 @@ def test_malformed_cards_are_one_line_errors(tmp_path, text, message):
     with pytest.raises(BenchError) as error:
         read_card(path)
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+BILLION_LAUGHS = """name: lol
+loader: random
+description: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+revision: *i
+"""
+
+
+@pytest.mark.parametrize("text, message", [
+    (BILLION_LAUGHS, "YAML alias '*a' at line 4: aliases are not allowed"),
+    ("name: &n x\nloader: random\ndescription: *n\nrevision: r\n", "YAML alias '*n' at line 3"),
+    ("name: x\nloader: random\ndescription: d\nrevision: r\nnotes: " + "[" * 40 + "]" * 40 + "\n",
+     "nested deeper than 32 levels at line 5"),
+    ("name: x\nloader: random\ndescription: d\nrevision: r\nname: y\n",
+     "key 'name' appears twice in one mapping (line 5)"),
+    ("name: x\nloader: random\ndescription: d\nrevision: r\nnotes: '" + "x" * 70_000 + "'\n", "larger than 64 KiB"),
+    ("name: x\nloader: random\ndescription: d\nrevision: r\nnotes: '\x85\udcff'\n", "not UTF-8 text"),
+])
+def test_cards_are_parsed_under_limits_and_refused_in_one_line_fast(tmp_path, text, message):
+    import time
+
+    path = tmp_path / "card.yaml"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    started = time.perf_counter()
+    with pytest.raises(BenchError) as error:
+        read_card(path)
+    assert time.perf_counter() - started < 0.5
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+def test_a_billion_laughs_card_in_the_home_folder_stalls_nothing(tmp_path, monkeypatch, capsys):
+    import time
+
+    from sentibench.cli import main
+
+    monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path))
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "lol.yaml").write_text(BILLION_LAUGHS)
+    started = time.perf_counter()
+    assert main(["card", "check", str(tmp_path / "cards" / "lol.yaml")]) == 2
+    assert main(["list", "models"]) == 0
+    assert time.perf_counter() - started < 5
+    err = capsys.readouterr().err
+    assert "aliases are not allowed" in err and "Traceback" not in err
+
+
+def test_load_yaml_keeps_what_safe_load_gives_for_plain_documents(tmp_path):
+    import yaml
+
+    from sentibench.core.safe_yaml import load_yaml
+
+    text = "a: 1\nb: [x, {c: 2.5, d: null}]\ne: 'text'\nf: true\n'1': one\n1: int one\n"
+    (tmp_path / "plain.yaml").write_text(text)
+    assert load_yaml(tmp_path / "plain.yaml") == yaml.safe_load(text)
+    (tmp_path / "code.yaml").write_text("a: !!python/object/apply:os.system ['true']\n")
+    with pytest.raises(ValueError, match="not valid YAML"):
+        load_yaml(tmp_path / "code.yaml")

@@ -126,7 +126,7 @@ def test_a_good_submission_is_verified_merged_and_on_the_leaderboard(submission,
     assert code == 0, err
     assert f"{TASK}: stored" in out and ": agree" in out and "re-ran 1 of 1 task(s)" in out
     record = json.loads(next(results.rglob("verification.json")).read_text())
-    assert record["status"] == "verified" and record["reruns"][0]["task"] == TASK
+    assert record["status"] == "verified" and record["reruns"][0]["task"] == TASK and record["rerun_count"] == 1
     assert json.loads(result_file(results).read_text()) == stored
     row = next(line for line in board.read_text().splitlines() if line.startswith("| tiny-model"))
     assert f"{100 * stored['scores']['test'][0]['main_score']:.2f}" in row and "unverified" not in row
@@ -244,6 +244,139 @@ def test_a_tampered_or_unsafe_submission_is_rejected_with_its_reason(submission,
     assert code == 2 and "Traceback" not in err
     assert any(line.startswith("error: ") and reason.format(rev=revision) in line for line in err.splitlines()), err
     assert snapshot(results) == before and not (tmp_path / "leaderboard.md").exists()
+
+
+def test_fraction_zero_merges_an_edited_resigned_score_as_unverified_never_verified(submission, tmp_path, capsys):
+    _edit_score_and_resign(submission)
+    results, board = tmp_path / "results", tmp_path / "leaderboard.md"
+    code, out, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                             "--leaderboard", str(board), "--fraction", "0", "--minimum", "0")
+    assert code == 0, err
+    assert "UNVERIFIED" in out and "verified 'tiny-model'" not in out
+    record = json.loads(next(results.rglob("verification.json")).read_text())
+    assert (record["status"], record["rerun_count"], record["reruns"]) == ("unverified", 0, [])
+    assert "| tiny-model (unverified)" in board.read_text()
+
+
+OTHER = "sgts-paper-fixture-reviews"
+
+
+def add_task(submission: Path, tmp_path: Path, capsys, raise_by: float = 0.0) -> None:
+    """Run OTHER with the submission's model and pack it in too (its main score raised by `raise_by`),
+    re-signing the manifest as a careful tamperer would."""
+    code, _, err = run_cli(capsys, "run", "-m", "tiny-model", "-t", OTHER, "--output-folder", str(tmp_path / "runs"))
+    assert code == 0, err
+    (path,) = (tmp_path / "runs").rglob(f"{OTHER}.json")
+    copy = result_file(submission).parent / path.name
+    data = json.loads(path.read_text())
+    entry, metric = data["scores"]["test"][0], data["sentibench"]["task"]["main_score"]
+    entry.update({"main_score": entry["main_score"] + raise_by, metric: entry[metric] + raise_by})
+    copy.write_text(json.dumps(data))
+    resign(submission)
+
+
+def test_by_default_every_task_is_rerun_so_a_raised_resigned_score_is_caught(submission, tmp_path, capsys):
+    add_task(submission, tmp_path, capsys, raise_by=0.05)
+    results = tmp_path / "results"
+    code, out, err = run_cli(capsys, "verify", str(submission), "--results", str(results), "--leaderboard", "")
+    assert code == 2 and f"error: re-run disagrees: {OTHER}: stored" in err, (out, err)
+    assert not results.exists()
+
+
+def test_a_partial_rerun_is_merged_as_sampled_and_labelled_so(submission, tmp_path, capsys):
+    add_task(submission, tmp_path, capsys)
+    results, board = tmp_path / "results", tmp_path / "leaderboard.md"
+    code, out, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                             "--leaderboard", str(board), "--fraction", "0.5", "--minimum", "1", "--seed", "3")
+    assert code == 0, err
+    assert "SAMPLED, not verified: re-ran 1 of 2 task(s) (sample seed 3)" in out
+    record = json.loads(next(results.rglob("verification.json")).read_text())
+    assert (record["status"], record["rerun_count"], record["tasks"]) == ("sampled", 1, 2)
+    assert "| tiny-model (sampled 50%)" in board.read_text()
+
+
+def test_the_leaderboard_label_follows_what_was_rerun(tmp_path):
+    from sentibench.report.leaderboard import verification_label
+    from sentibench.submission.verify import status_of
+
+    folder = tmp_path / "model" / "rev"
+    folder.mkdir(parents=True)
+    assert verification_label(folder) == ""  # not a submission
+    for record, label in [({"status": "sampled", "tasks": 35, "rerun_count": 7}, " (sampled 20%)"),
+                          ({"status": "verified", "tasks": 35, "rerun_count": 35}, ""),
+                          ({"status": "verified", "tasks": 35, "rerun_count": 0}, " (unverified)"),
+                          ({"status": "verified", "tasks": 35}, " (unverified)"),
+                          ({"status": "sampled", "tasks": 35, "rerun_count": 35}, " (unverified)"),
+                          ({"status": "unverified", "tasks": 35, "rerun_count": 0}, " (unverified)")]:
+        (folder / "verification.json").write_text(json.dumps(record))
+        assert verification_label(folder) == label, record
+    (folder / "verification.json").write_text("{not json")
+    assert verification_label(folder) == " (unverified)"
+    assert (status_of(1, 1), status_of(2, 1), status_of(7, 35)) == ("verified", "verified", "sampled")
+    assert (status_of(0, 35), status_of(0, 0)) == ("unverified", "unverified")
+
+
+@pytest.mark.parametrize("flags, reason", [
+    (("--fraction", "nan"), "--fraction must be a number from 0 to 1"),
+    (("--fraction", "-1", "--minimum", "-1"), "--fraction must be a number from 0 to 1"),
+    (("--fraction", "1.5"), "--fraction must be a number from 0 to 1"),
+    (("--fraction", "inf"), "--fraction must be a number from 0 to 1"),
+    (("--minimum", "-1"), "--minimum must be a whole number >= 0"),
+])
+def test_verify_refuses_bad_sampling_numbers_in_one_line(submission, tmp_path, capsys, flags, reason):
+    code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(tmp_path / "results"),
+                           "--leaderboard", "", *flags)
+    assert code == 2 and reason in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("board", ["missing-folder/leaderboard.md", "a-folder"])
+def test_a_leaderboard_that_cannot_be_written_leaves_the_results_as_they_were(submission, tmp_path, capsys, board):
+    results = tmp_path / "results"
+    shutil.copytree(Path(__file__).parent / "fixtures", results / "existing")
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-folder" / "keep.txt").write_text("x")
+    before = snapshot(results)
+    code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                           "--leaderboard", str(tmp_path / board))
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"cannot write the leaderboard '{tmp_path / board}'" in err
+    assert snapshot(results) == before
+    assert sorted(p.name for p in results.iterdir()) == ["existing"]
+    assert [p.name for p in (tmp_path / "a-folder").iterdir()] == ["keep.txt"]
+
+
+@pytest.mark.parametrize("breaks", ["render", "replace"])
+def test_a_failure_after_staging_takes_the_merged_folder_back_out(submission, tmp_path, capsys, monkeypatch, breaks):
+    """The leaderboard turns unwritable (or its render fails) after the re-runs: nothing stays merged."""
+    import sentibench.submission.verify as verify_module
+
+    def fail(*_):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "leaderboard.md"))
+    monkeypatch.setattr(verify_module, "render" if breaks == "render" else "os", _Broken(fail, breaks))
+    results = tmp_path / "results"
+    shutil.copytree(Path(__file__).parent / "fixtures", results / "existing")
+    before = snapshot(results)
+    code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
+                           "--leaderboard", str(tmp_path / "leaderboard.md"))
+    assert code == 2 and "nothing was merged" in err.splitlines()[-1] and "Traceback" not in err, err
+    assert snapshot(results) == before and sorted(p.name for p in results.iterdir()) == ["existing"]
+    assert not (tmp_path / "leaderboard.md").exists() and not list(tmp_path.glob(".leaderboard.md.*"))
+
+
+class _Broken:
+    """`render` itself, or an `os` whose `replace` fails (everything else is the real `os`)."""
+
+    def __init__(self, fail, breaks: str) -> None:
+        self.fail, self.breaks = fail, breaks
+
+    def __call__(self, *args):
+        return self.fail(*args)
+
+    def __getattr__(self, name: str):
+        import os
+
+        return self.fail if name == "replace" else getattr(os, name)
 
 
 def test_submit_names_every_missing_or_unusable_result(home, tmp_path, capsys, fixture_task, monkeypatch):
@@ -371,3 +504,78 @@ def test_reproduce_compares_scores_of_a_card_retrained_from_its_recipe(submissio
         s.model_copy(update={"main_score": s.main_score + 0.01}) for s in stored.scores["test"]]}}), 0.005,
         from_recipe=True)
     assert not shifted.agrees
+
+
+def test_a_folder_model_outside_the_caches_is_refused_at_submit_time_then_round_trips_with_weights(
+        home, tmp_path, capsys):
+    weights = tmp_path / "elsewhere" / "tiny"
+    tiny_bert(weights)
+    assert run_cli(capsys, "card", "new", "far-model", "--from", str(weights))[0] == 0
+    fill_in(home / "cards" / "far-model.yaml")
+    code, _, err = run_cli(capsys, "run", "-m", "far-model", "-t", TASK, "--output-folder", str(tmp_path / "runs"))
+    assert code == 0, err
+    outbox = tmp_path / "outbox"
+    code, _, err = run_cli(capsys, "submit", "far-model", "--results", str(tmp_path / "runs"), "--output", str(outbox))
+    assert code == 2 and "is outside sentibench's caches" in err and "pass --with-weights" in err
+    assert not outbox.exists()
+    code, out, err = run_cli(capsys, "submit", "far-model", "--results", str(tmp_path / "runs"),
+                             "--output", str(outbox), "--with-weights")
+    assert code == 0 and "weights included" in out, err
+    code, out, err = run_cli(capsys, "verify", str(outbox / "far-model"), "--results", str(tmp_path / "results"),
+                             "--leaderboard", "")
+    assert code == 0 and "verified 'far-model'" in out, err
+
+
+def test_a_cached_checkpoint_is_referenced_and_the_message_says_so(submission, tmp_path, capsys):
+    code, out, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"),
+                             "--output", str(tmp_path / "outbox3"))
+    assert code == 0 and "weights referenced (checkpoint" in out and "in a sentibench cache" in out, err
+
+
+def test_resubmitting_says_what_to_do_and_replace_swaps_the_whole_submission(submission, tmp_path, capsys):
+    before = snapshot(submission)
+    args = ("submit", "tiny-model", "--results", str(tmp_path / "runs"), "--output", str(tmp_path / "outbox"))
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2 and "already exists; pass --replace to replace it" in err and snapshot(submission) == before
+    (submission / "stray.txt").write_text("not part of the new submission")
+    code, out, err = run_cli(capsys, *args, "--replace", "--archive")
+    assert code == 0, err
+    assert not (submission / "stray.txt").exists() and (tmp_path / "outbox" / "tiny-model.zip").is_file()
+    assert sorted(p.name for p in (tmp_path / "outbox").iterdir()) == ["tiny-model", "tiny-model.zip"]
+    code, _, err = run_cli(capsys, *args, "--archive")
+    assert code == 2 and "already exists; pass --replace" in err
+    other = tmp_path / "mine"
+    (other / "tiny-model").mkdir(parents=True)
+    (other / "tiny-model" / "notes.txt").write_text("my own folder")
+    code, _, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"), "--output", str(other),
+                           "--replace")
+    assert code == 2 and "is not a submission" in err
+    assert [p.name for p in (other / "tiny-model").iterdir()] == ["notes.txt"]
+
+
+def test_a_merged_model_is_first_class_compare_reproduce_and_run(home, submission, tmp_path, capsys):
+    """Verified on a machine without the submitter's card or weights: the merged card and the stored weights
+    make it a model like any other."""
+    code, _, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"),
+                           "--output", str(tmp_path / "outbox2"), "--with-weights")
+    assert code == 0, err
+    shutil.rmtree(home / "models" / "tiny")
+    (home / "cards" / "tiny-model.yaml").unlink()
+    results = tmp_path / "results"
+    code, out, err = run_cli(capsys, "verify", str(tmp_path / "outbox2" / "tiny-model"), "--results", str(results),
+                             "--leaderboard", "")
+    assert code == 0 and "installed card 'tiny-model'" in out, err
+    stored = result_file(results)
+    merged = stored.parent
+    assert (merged / f"{TASK}.units.npz").is_file() and (merged / "card.yaml").is_file()
+    code, out, err = run_cli(capsys, "reproduce", str(stored))
+    assert code == 0 and out.strip().endswith(": agree"), err
+    assert run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(results))[0] == 0
+    code, out, err = run_cli(capsys, "compare", "tiny-model", "random", "--results", str(results))
+    assert code == 0 and TASK in out and "no unit values" not in out + err, err
+    code, _, err = run_cli(capsys, "run", "-m", "tiny-model", "-t", OTHER, "--output-folder", str(results))
+    assert code == 0, err
+    assert (merged / f"{OTHER}.json").is_file()
+    (home / "cards" / "tiny-model.yaml").unlink()  # another machine: only the merged card beside the results
+    code, out, err = run_cli(capsys, "reproduce", str(stored))
+    assert code == 0 and out.strip().endswith(": agree"), err

@@ -42,11 +42,34 @@ def test_options_are_typed_from_the_annotations():
 
 @pytest.mark.parametrize("options, message", [
     ({"fused": "maybe"}, "is not a boolean"), ({"steps": "7.5"}, "is not a int"), ({"steps": "true"}, "not a int"),
-    ({"lr": "nan"}, "not a number"), ({"epochs": "3"}, "unknown test option 'epochs'; options: lr, steps"),
+    ({"lr": "nan"}, "not a finite number"), ({"lr": "inf"}, "not a finite number"),
+    ({"epochs": "3"}, "unknown test option 'epochs'; options: lr, steps"),
+    ({"steps": "0"}, "steps='0' must be at least 1"), ({"steps": "-3"}, "must be at least 1"),
+    ({"lr": "0"}, "lr='0' must be above 0"), ({"lr": "-1e-5"}, "must be above 0"),
 ])
 def test_bad_options_are_one_line_errors(options, message):
     with pytest.raises(BenchError, match=message):
         apply_options(PRESET, options, owner="test")
+
+
+@pytest.mark.parametrize("key, bad, good", [
+    ("batch_size", "0", "1"), ("max_length", "0", "8"), ("epochs", "0", "1"), ("dropout", "1.5", "0.1"),
+    ("warmup_ratio", "-0.1", "0"), ("temperature", "0", "0.05"),
+])
+def test_counts_sizes_and_rates_are_checked_by_name(key, bad, good):
+    @dataclass(frozen=True)
+    class Config:
+        batch_size: int = 8
+        max_length: int | None = 32
+        epochs: int = 1
+        dropout: float = 0.1
+        warmup_ratio: float = 0.1
+        temperature: float = 0.05
+
+    with pytest.raises(BenchError, match=f"option {key}={bad!r} must"):
+        apply_options(Config(), {key: bad}, owner="test")
+    assert str(getattr(apply_options(Config(), {key: good}, owner="test"), key)) in (good, str(float(good)))
+    assert apply_options(Config(), {"max_length": "none"}, owner="test").max_length is None
 
 
 def test_option_pairs_need_key_and_value():

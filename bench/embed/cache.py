@@ -7,8 +7,10 @@ bytes), and, for encoders with a tokenizer, (sha1(text), token count) in a secon
 say how many texts were truncated without re-tokenising. `CachedEncoder` encodes only the distinct texts
 it has not seen, in batches of `WRITE_BATCH`
 texts, checking each batch's vectors and committing them before the next batch starts (an interrupted run
-loses at most one batch). Nothing unchecked enters the cache; a cache file that is not a readable SQLite
-database is moved aside (`*.corrupt`) and rebuilt, with a warning.
+loses at most one batch). Nothing unchecked enters the cache, and nothing unchecked leaves it: a vector
+read back gets the checks of a fresh one (its bytes match its dimension, every value finite, the dimension
+of the model's fresh vectors); a row that fails them is re-encoded and overwritten, with a warning. A
+cache file that is not a readable SQLite database is moved aside (`*.corrupt`) and rebuilt, with a warning.
 """
 
 from __future__ import annotations
@@ -67,13 +69,19 @@ class EmbeddingStore:
             raise sqlite3.DatabaseError("integrity check failed")
         return db
 
-    def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
-        """Stored vectors by key; a row whose byte length disagrees with its dimension is treated as missing."""
+    def get(self, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], int]:
+        """Stored vectors by key, and how many rows were refused: a row whose byte length disagrees with its
+        dimension, or with a value that is not finite, is treated as missing (its text is encoded again)."""
         found: dict[bytes, np.ndarray] = {}
+        refused = 0
         for key, dim, blob in self._rows("SELECT key, dim, vec FROM vectors WHERE key IN ({marks})", keys):
             if isinstance(blob, bytes) and isinstance(dim, int) and dim > 0 and len(blob) == 4 * dim:
-                found[key] = np.frombuffer(blob, dtype=np.float32)
-        return found
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if np.isfinite(vector).all():
+                    found[key] = vector
+                    continue
+            refused += 1
+        return found, refused
 
     def get_token_counts(self, keys: list[bytes]) -> dict[bytes, int]:
         return {key: n for key, n in self._rows("SELECT key, tokens FROM token_counts WHERE key IN ({marks})", keys)
@@ -194,7 +202,10 @@ class CachedEncoder:
         unique = list(dict.fromkeys(texts))
         keys = [text_key(t) for t in unique]
         store = self._store() if self.enabled else None
-        found = store.get(keys) if store else {}
+        found, refused = store.get(keys) if store else ({}, 0)
+        if refused:
+            print(f"warning: embedding cache {store.path}: {refused} stored vector(s) were not finite or had the "
+                  "wrong size; encoding those texts again", file=sys.stderr)
         missing = sorted((i for i, key in enumerate(keys) if key not in found), key=lambda i: -len(unique[i]))
         show = len(missing) >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
         for start in tqdm(range(0, len(missing), WRITE_BATCH), desc=f"encode {self.name}", disable=not show):
@@ -212,4 +223,4 @@ class CachedEncoder:
         if len({row.shape for row in rows}) > 1:
             raise BenchError(f"model '{self.name}': cached vectors of different dimensions; the cache entry "
                              f"{self._store().path} is inconsistent, delete it to rebuild")
-        return np.stack(rows).astype(np.float32, copy=False)
+        return check_embeddings(np.stack(rows), len(texts), self.name)

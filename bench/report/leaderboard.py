@@ -44,8 +44,8 @@ Few-shot scores are means over seeds (the result JSON holds every seed, the std 
 majority rate); `fewshot-full` is fine-tuned, `fewshot-frozen` is logistic regression on the same draws.
 Smoke runs (`--limit`) are left out. A model name followed by a dtype in brackets, e.g. `(bfloat16)`, was
 run with `bench run --dtype`; unmarked rows are float32, the dtype of published numbers. Submitted models
-appear once `bench verify` accepts them; one whose weights it could not reach (no task re-run) is marked
-`(unverified)`.
+appear once `bench verify` accepts them: verified when it re-ran every task, `(sampled N%)` when it re-ran
+only N% of them, `(unverified)` when it re-ran none (weights it could not reach).
 """
 
 
@@ -174,10 +174,22 @@ def _ranks(rows: list[Row], task: str) -> None:
         row.ranks.append(1.0 + sum(other < key for other in keys))  # ties share the better rank
 
 
-def _unverified(folder: Path) -> bool:
-    """Whether `bench verify` merged this revision's results without re-running them (weights unreachable)."""
+def verification_label(folder: Path) -> str:
+    """`""` for results not submitted or verified by re-running every task; `" (sampled N%)"` when `bench
+    verify` re-ran only some of them; `" (unverified)"` when it re-ran none (or its record is unreadable)."""
     record = folder / VERIFICATION_FILE
-    return record.exists() and json.loads(record.read_text(encoding="utf-8")).get("status") != "verified"
+    if not record.exists():
+        return ""
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        status, tasks, reruns = data["status"], data["tasks"], data.get("rerun_count", 0)
+    except (OSError, ValueError, TypeError, KeyError):
+        return " (unverified)"
+    if status == "verified" and isinstance(tasks, int) and reruns == tasks:
+        return ""
+    if status == "sampled" and isinstance(tasks, int) and isinstance(reruns, int) and 0 < reruns < tasks:
+        return f" (sampled {100 * reruns // tasks}%)"
+    return " (unverified)"
 
 
 def _dtype(result: TaskResult) -> str:
@@ -188,7 +200,7 @@ def _model_labels(results: list[TaskResult]) -> dict[Path, str]:
     """Row label per result: the model's folder name, or `model@revision` when results of several
     revisions of that model exist (so one revision never silently replaces another's row), followed by
     the inference dtype when it is not float32 (a `--dtype` run's folder is `<revision>-<dtype>`), and
-    `(unverified)` for a submission `bench verify` could not re-run."""
+    `(sampled N%)` or `(unverified)` for a submission `bench verify` did not re-run in full."""
     def revision(result: TaskResult) -> str:
         folder, dtype = result.path.parent.name, _dtype(result)
         return folder if dtype == "float32" else folder.removesuffix(f"-{dtype}")
@@ -201,7 +213,7 @@ def _model_labels(results: list[TaskResult]) -> dict[Path, str]:
         model = result.path.parent.parent.name
         label = model if len(revisions[model]) == 1 else f"{model}@{revision(result)}"
         labels[result.path] = (label + ("" if _dtype(result) == "float32" else f" ({_dtype(result)})")
-                               + (" (unverified)" if _unverified(result.path.parent) else ""))
+                               + verification_label(result.path.parent))
     return labels
 
 

@@ -8,7 +8,9 @@ inflated, so a member that lies about its size is cut off at the cap.
 
 from __future__ import annotations
 
+import os
 import stat
+import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -20,12 +22,19 @@ MAX_RATIO = 200           # safetensors and JSON compress 1-10x; zeros 1000x
 _CHUNK = 1 << 20
 
 
-def write_zip(folder: Path, archive: Path) -> Path:
-    """Every file under `folder`, stored under `folder`'s name, in sorted order."""
-    folder = Path(folder)
-    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as out:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            out.write(path, PurePosixPath(folder.name, *path.relative_to(folder).parts).as_posix())
+def write_zip(folder: Path, archive: Path, name: str | None = None) -> Path:
+    """Every file under `folder`, stored under `name` (default: `folder`'s name), in sorted order; written to
+    a temporary file beside `archive` and renamed into place (never half an archive)."""
+    folder, archive = Path(folder), Path(archive)
+    fd, tmp = tempfile.mkstemp(dir=archive.parent, prefix=f".{archive.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as out:
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                out.write(path, PurePosixPath(name or folder.name, *path.relative_to(folder).parts).as_posix())
+        os.replace(tmp, archive)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
     return archive
 
 

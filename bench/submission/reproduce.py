@@ -103,7 +103,7 @@ def reproduce(stored: TaskResult, card: ModelCard | None = None, device: str | N
     if provenance.model is None:
         raise BenchError(f"{stored.path}: records no model; it cannot be re-run")
     model = provenance.model
-    card = card or card_for(model.name)
+    card = card or _card_of(stored)
     if card.revision != model.revision:
         raise BenchError(f"{stored.path}: made by '{card.name}' revision {model.revision}, the card now "
                          f"says {card.revision}")
@@ -119,6 +119,18 @@ def reproduce(stored: TaskResult, card: ModelCard | None = None, device: str | N
             raise BenchError((report.failed + report.unavailable + [f"{task.name}: nothing was re-run"])[0])
         rerun = read_result(report.written[0])
     return compare(stored, rerun, task.metadata.tolerance, from_recipe=bool(card.recipe))
+
+
+def _card_of(stored: TaskResult) -> ModelCard:
+    """The card that made `stored`: known here by name, else the card a verified submission merged beside it."""
+    from sentibench.submission.merged import merged_card
+
+    try:
+        return card_for(stored.provenance.model.name)
+    except BenchError as unknown:
+        if stored.path is None or not (stored.path.parent / "card.yaml").is_file():
+            raise unknown from None
+        return merged_card(stored.path.parent)
 
 
 def compare(stored: TaskResult, rerun: TaskResult, tolerance: float, from_recipe: bool = False) -> Reproduction:

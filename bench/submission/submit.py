@@ -6,7 +6,15 @@ A submission is one folder (or its zip) ready to send as a pull request:
       card.yaml                       the model card (checkpoint: `weights` when the weights are included)
       weights/                        optional (`--with-weights`): safetensors and configs, nothing else
       results/NAME/REVISION/*.json    one result per task, exactly as `bench run` wrote them
+      results/NAME/REVISION/*.units.npz  their unit values (`bench compare`, the leaderboard's significance)
       manifest.json                   sha256 of every other file, the code version and the environment
+
+Where the weights come from is decided here, so that `bench verify` on this machine accepts what this
+packs: a checkpoint folder outside sentibench's caches (which verify does not read) must be included with
+`--with-weights`, and the command says so; weights from a package, the registry, the Hub or a sentibench
+cache are referenced, by the weights sha256 every result records (a re-run must load the same bytes).
+An existing submission of the same name is an error naming what to do, or, with `--replace`, replaced in
+one step (only a folder that is a submission).
 
 The checks here are the static half of `bench verify` (the other half re-runs a sample): the required
 suite (`sentibench.run.suite`) is covered; every result was made by this model's card and revision, by the
@@ -28,7 +36,9 @@ from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
+from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
+from sentibench.evaluation.units import units_path
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.safety import check_weights_folder
 from sentibench.results.schema import TaskResult
@@ -109,9 +119,47 @@ def manifest_for(folder: Path, card: ModelCard) -> dict[str, Any]:
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "files": files}
 
 
+def cache_weight_roots() -> list[Path]:
+    """The caches `bench verify` reads a referenced checkpoint from: sentibench's model and checkpoint
+    caches and the Hugging Face Hub cache."""
+    from huggingface_hub.constants import HF_HUB_CACHE
+
+    return [cache_dir("models"), cache_dir("checkpoints"), Path(HF_HUB_CACHE)]
+
+
+def weights_decision(card: ModelCard, with_weights: bool) -> str:
+    """How the submission carries `card`'s weights (one line for the user), or a one-line error when
+    `bench verify` could not reach them without `--with-weights`."""
+    if with_weights:
+        return "weights included (weights/, safetensors and configs)"
+    if not card.checkpoint:
+        return "weights referenced (the card's package, registry parts or hub id; sha256 recorded in each result)"
+    checkpoint = Path(card.checkpoint).resolve()
+    if any(checkpoint.is_relative_to(root.resolve()) for root in cache_weight_roots()):
+        return f"weights referenced (checkpoint {checkpoint} in a sentibench cache; sha256 recorded in each result)"
+    raise BenchError(f"model '{card.name}': its checkpoint {checkpoint} is outside sentibench's caches, where "
+                     "`bench verify` does not read weights; pass --with-weights to include them")
+
+
+def _replaceable(target: Path, replace: bool) -> bool:
+    """Whether `target` is to be replaced: absent is False; an existing folder is an error unless `replace`
+    and it is a submission (a manifest beside a card)."""
+    if not target.exists() and not target.is_symlink():
+        return False
+    is_submission = target.is_dir() and not target.is_symlink() and (target / MANIFEST).is_file()
+    if not replace:
+        hint = "pass --replace to replace it" if is_submission else "remove it"
+        raise BenchError(f"'{target}' already exists; {hint}, or pass another --output")
+    if not is_submission:
+        raise BenchError(f"'{target}' exists and is not a submission (no {MANIFEST}); --replace replaces only "
+                         "a submission: remove it or pass another --output")
+    return True
+
+
 def submit(name: str, results_root: Path, output: Path, with_weights: bool = False,
-           archive: bool = False) -> Path:
-    """Check `name`'s results under `results_root` and write the submission folder (and zip) under `output`."""
+           archive: bool = False, replace: bool = False) -> tuple[Path, str]:
+    """Check `name`'s results under `results_root` and write the submission folder (and zip) under `output`;
+    returns the folder and how it carries the weights."""
     card = get_card(name)
     if not card.path:
         raise BenchError(f"model '{name}' has no card file; write one with `bench card new`")
@@ -120,10 +168,13 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
     problems = result_problems(card, results)
     if problems:
         raise Rejected(problems)
+    decision = weights_decision(card, with_weights)
     target = Path(output) / card.name
-    if target.exists():
-        raise BenchError(f"'{target}' already exists; remove it or pass another --output")
-    with atomic_folder(target) as tmp:
+    replacing = _replaceable(target, replace)
+    zipped = target.with_suffix(".zip")
+    if archive and zipped.exists() and not replacing:
+        raise BenchError(f"'{zipped}' already exists; pass --replace to replace it, or pass another --output")
+    with atomic_folder(target, replace=replacing) as tmp:
         (tmp / CARD_FILE).write_text(yaml.safe_dump(_card_data(card, with_weights), sort_keys=False,
                                                     allow_unicode=True, width=120), encoding="utf-8")
         if with_weights:
@@ -131,11 +182,13 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
         copied = results_folder(tmp / "results", card)
         copied.mkdir(parents=True)
         for result in results:
-            shutil.copyfile(result.path, copied / result.path.name)
+            for path in (result.path, units_path(result.path)):
+                if path.is_file():
+                    shutil.copyfile(path, copied / path.name)
         atomic_write_json(tmp / MANIFEST, manifest_for(tmp, card))
-    if archive:
-        write_zip(target, target.with_suffix(".zip"))
-    return target
+        if archive:  # zipped before the folder is renamed into place: both are written, or neither
+            write_zip(tmp, zipped, name=card.name)
+    return target, decision
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

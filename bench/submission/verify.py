@@ -7,13 +7,17 @@
    safetensors with no custom code, a name no packaged card uses.
 3. The results, statically (`submission.result_problems`): required suite, task versions, dataset hashes,
    no `--limit`, committed code, one weights sha256.
-4. Where the weights are reachable (the submission, a local cache, the registry, the Hub), a seeded random
-   sample of the tasks (a `fraction` of them, at least `minimum`) is re-run with `reproduce`, without the
-   embedding cache; any disagreement rejects with the task, both values and the tolerance. Where they are
-   not reachable, nothing is re-run and the entry is marked unverified.
-5. Accepted: the results, the card and a `verification.json` record go to `<results>/<model>/<revision>/`
-   in one atomic step (an existing folder of that revision is never overwritten), and the leaderboard is
-   regenerated. A rejection writes nothing.
+4. Where the weights are reachable (the submission, a local cache, the registry, the Hub), every task is
+   re-run with `reproduce`, without the embedding cache (or, as an explicit option, a seeded random sample:
+   a `fraction` of them, at least `minimum`); any disagreement rejects with the task, both values and the
+   tolerance. Where they are not reachable, nothing is re-run.
+5. The status says what was re-run: `verified` (every task), `sampled` (some; the leaderboard shows
+   `(sampled N%)`) or `unverified` (none). Only a re-run makes a result verified.
+6. Accepted: the results, the card and a `verification.json` record are staged beside
+   `<results>/<model>/<revision>/` and the leaderboard is staged beside its file (an unwritable one fails
+   here, before anything is published); then the folder is renamed into place and the leaderboard
+   replaced. A failure at any step leaves the results folder as it was; a rejection writes nothing. An
+   existing folder of that revision is never overwritten.
 
 The sample seed is fresh unless given (`--seed`), so a submitter cannot know which tasks will be re-run;
 it is printed and recorded so the verification can be repeated.
@@ -22,6 +26,7 @@ it is printed and recorded so the verification can be repeated.
 from __future__ import annotations
 
 import math
+import os
 import random
 import secrets
 import shutil
@@ -35,46 +40,48 @@ from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
-from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit
+from sentibench.evaluation.units import units_path
 from sentibench.models.card_schema import ModelCard, validate_card
 from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
 from sentibench.models.safety import confined, weights_folder_problems
-from sentibench.report.leaderboard import write_leaderboard
+from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import VERIFICATION_FILE, iter_results
 from sentibench.submission.archive import safe_extract
+from sentibench.submission.merged import install, store_weights
 from sentibench.submission.reproduce import Reproduction, reproduce
 from sentibench.submission.submit import (
     CARD_FILE,
     MANIFEST,
+    WEIGHTS,
+    cache_weight_roots,
     manifest_problems,
     read_manifest,
     result_problems,
     results_folder,
 )
 
-DEFAULT_FRACTION = 0.2
+DEFAULT_FRACTION = 1.0  # re-run every task; a smaller fraction is an explicit, labelled option
 DEFAULT_MINIMUM = 3
 
 
 @dataclass
 class Verdict:
     card: ModelCard
-    status: str                    # "verified" or "unverified"
+    status: str                    # "verified" (all re-run), "sampled" (some) or "unverified" (none)
     tasks: int
     reruns: list[Reproduction]
     seed: int | None
-    reason: str                    # why unverified ("" when verified)
+    reason: str                    # why not verified ("" when verified)
     seconds: float
     merged_into: Path
+    installed: str = ""            # what became of the card on this machine (merged.install)
 
 
 def weight_roots(folder: Path) -> list[Path]:
     """Where a submitted card's weights may be: the submission, sentibench's model caches, the Hub cache."""
-    from huggingface_hub.constants import HF_HUB_CACHE
-
-    return [folder, cache_dir("models"), cache_dir("checkpoints"), Path(HF_HUB_CACHE)]
+    return [folder, *cache_weight_roots()]
 
 
 def submission_card(folder: Path) -> ModelCard:
@@ -119,6 +126,21 @@ def unreachable(card: ModelCard) -> str | None:
     return None if Path(folder).is_dir() else f"weights folder '{folder}' is not on this machine"
 
 
+def check_sampling(fraction: float, minimum: int) -> None:
+    """`fraction` a finite number in [0, 1] and `minimum` a whole number >= 0, or a one-line error."""
+    if not (isinstance(fraction, (int, float)) and math.isfinite(fraction) and 0 <= fraction <= 1):
+        raise BenchError(f"--fraction must be a number from 0 to 1 (1: re-run every task), got {fraction!r}")
+    if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 0:
+        raise BenchError(f"--minimum must be a whole number >= 0, got {minimum!r}")
+
+
+def status_of(reruns: int, tasks: int) -> str:
+    """`verified` only when every task was re-run; `sampled` when some were; `unverified` when none."""
+    if tasks and reruns >= tasks:
+        return "verified"
+    return "sampled" if reruns else "unverified"
+
+
 def choose(results: list[TaskResult], fraction: float, minimum: int, seed: int) -> list[TaskResult]:
     """A seeded sample of ceil(fraction * n) results, at least `minimum` (all, when there are fewer)."""
     ordered = sorted(results, key=lambda r: r.task_name)
@@ -126,20 +148,75 @@ def choose(results: list[TaskResult], fraction: float, minimum: int, seed: int) 
     return random.Random(seed).sample(ordered, count)
 
 
-def _merge(folder: Path, card: ModelCard, results_root: Path, record: dict) -> Path:
-    """Copy the results, the card and the verification record to `<results>/<model>/<revision>/` at once."""
+def _stage(folder: Path, card: ModelCard, staged: Path, record: dict) -> None:
+    """Copy the results (with their unit values), the card and the verification record into `staged`."""
+    for path in sorted(results_folder(folder / "results", card).glob("*.json")):
+        for source in (path, units_path(path)):
+            if source.is_file():
+                shutil.copyfile(source, staged / source.name)
+    shutil.copyfile(folder / CARD_FILE, staged / CARD_FILE)
+    atomic_write_json(staged / VERIFICATION_FILE, record)
+
+
+def publish(folder: Path, card: ModelCard, results_root: Path, record: dict, leaderboard: Path | None) -> Path:
+    """Stage the merged folder and the leaderboard, then put both in place; any failure leaves
+    `results_root` as it was (a folder already renamed into place is taken back out)."""
     target = results_folder(results_root, card)
-    with atomic_folder(target) as tmp:
-        for path in sorted(results_folder(folder / "results", card).glob("*.json")):
-            shutil.copyfile(path, tmp / path.name)
-        shutil.copyfile(folder / CARD_FILE, tmp / CARD_FILE)
-        atomic_write_json(tmp / VERIFICATION_FILE, record)
+    missing = [p for p in (target.parent, *target.parent.parents) if not p.exists()]  # deepest first
+    board_tmp: Path | None = None
+    try:
+        board_tmp = staged_file(leaderboard) if leaderboard is not None else None
+        with atomic_folder(target) as staged:
+            _stage(folder, card, staged, record)
+        if leaderboard is not None and board_tmp is not None:
+            try:
+                board_tmp.write_text(render(results_root), encoding="utf-8")
+                os.replace(board_tmp, leaderboard)
+            except BaseException:
+                shutil.rmtree(target, ignore_errors=True)
+                raise
+    except BaseException as error:
+        for parent in missing:
+            if parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+        if not isinstance(error, OSError):
+            raise
+        raise BenchError(f"could not publish the verified submission ({error.strerror or error}: "
+                         f"'{error.filename or leaderboard}'); nothing was merged") from None
+    finally:
+        if board_tmp is not None:
+            board_tmp.unlink(missing_ok=True)
     return target
+
+
+def staged_file(path: Path) -> Path:
+    """An empty temporary file beside `path`, which proves its folder writable before anything is published."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(21, "is a folder", str(path))
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise type(error)(error.errno, error.strerror, str(path)) from None
+    os.close(fd)
+    return Path(name)
+
+
+def check_leaderboard(path: Path | None) -> None:
+    """Fail before any re-run when the leaderboard file cannot be written."""
+    if path is not None:
+        try:
+            staged_file(path).unlink()
+        except OSError as error:
+            raise BenchError(f"cannot write the leaderboard '{path}' ({error.strerror}); pass a writable "
+                             "--leaderboard or '' for none") from None
 
 
 def verify(submission: Path, results_root: Path, leaderboard: Path | None, fraction: float = DEFAULT_FRACTION,
            minimum: int = DEFAULT_MINIMUM, seed: int | None = None, device: str | None = None) -> Verdict:
     started = time.perf_counter()
+    check_sampling(fraction, minimum)
+    check_leaderboard(leaderboard)
     submission = Path(submission)
     with tempfile.TemporaryDirectory(prefix="sentibench-verify-") as scratch:
         if submission.is_file():
@@ -171,9 +248,14 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
                 raise Rejected(disagreements)
         else:
             seed = None
-        status = "verified" if reason is None else "unverified"
+        status = status_of(len(reruns), len(results))
+        if status == "sampled":
+            reason = f"sampled: re-ran {len(reruns)} of {len(results)} task(s)"
+        elif status == "unverified" and reason is None:
+            reason = "no task re-run (--fraction 0 --minimum 0)"
         record = {
-            "status": status, "reason": reason or "", "tasks": len(results), "sample_seed": seed,
+            "status": status, "reason": reason or "", "tasks": len(results), "rerun_count": len(reruns),
+            "sample_seed": seed,
             "sample_fraction": fraction, "sample_minimum": minimum,
             "reruns": [{"task": r.task, "stored": r.stored, "rerun": r.rerun, "tolerance": r.tolerance}
                        for r in reruns],
@@ -181,7 +263,12 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
             "verified_by": {"sentibench": __version__, "git_commit": git_commit()},
             "verified_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        merged = _merge(folder, card, results_root, record)
-    if leaderboard is not None:
-        write_leaderboard(results_root, leaderboard)
-    return Verdict(card, status, len(results), reruns, seed, reason or "", time.perf_counter() - started, merged)
+        if (folder / WEIGHTS).is_dir():  # the cache is not results/: kept even if publishing fails
+            store_weights(folder / WEIGHTS, card.name, card.revision)
+        merged = publish(folder, card, results_root, record, leaderboard)
+    try:
+        installed = install(merged / CARD_FILE)
+    except (BenchError, OSError) as error:
+        installed = f"warning: the card was merged but not installed here ({error})"
+    return Verdict(card, status, len(results), reruns, seed, reason or "", time.perf_counter() - started, merged,
+                   installed)

@@ -3,12 +3,16 @@
 A preset is a frozen dataclass. `apply_options` replaces fields by name, converting the command line's
 strings to each field's declared type (read from the annotations, so `bool` accepts true/false/1/0/yes/no
 and never turns the string "false" into True; `int | None` accepts "none"; `tuple[str, ...]` takes a
-comma-separated list). Unknown keys and unparsable values are one-line errors listing what is allowed.
+comma-separated list). Unknown keys and unparsable values are one-line errors listing what is allowed, and
+so are values out of range, checked before any training starts: a count or size (`POSITIVE`) must be at
+least 1, a rate (`POSITIVE_FLOAT`) above 0, a probability or fraction (`UNIT_INTERVAL`) within [0, 1],
+and every float finite.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -17,6 +21,11 @@ from typing import Any, TypeVar
 from sentibench.core.errors import BenchError
 
 Preset = TypeVar("Preset")
+POSITIVE = frozenset({"batch_size", "max_length", "epochs", "max_steps", "steps", "hidden_size", "k", "pool_size",
+                      "samples_per_epoch", "sentences"})
+POSITIVE_FLOAT = frozenset({"lr", "temperature"})
+UNIT_INTERVAL = frozenset({"dropout", "example_dropout", "slp_dropout", "mask_ratio", "mlm_probability",
+                           "validation_fraction", "warmup_ratio"})
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
@@ -58,8 +67,8 @@ def parse_value(text: Any, annotation: Any, key: str = "value") -> Any:
             value = annotation(text) if annotation is float or isinstance(text, int) else int(str(text), 10)
         except (TypeError, ValueError):
             raise BenchError(f"option {key}={text!r} is not a {annotation.__name__}") from None
-        if annotation is float and value != value:
-            raise BenchError(f"option {key}={text!r} is not a number")
+        if annotation is float and not math.isfinite(value):
+            raise BenchError(f"option {key}={text!r} is not a finite number")
         return value
     if annotation is str:
         return str(text)
@@ -83,8 +92,21 @@ def apply_options(preset: Preset, options: Mapping[str, Any], owner: str, extra:
         if key not in types_by_name:
             known = ", ".join([*extra, *types_by_name])
             raise BenchError(f"unknown {owner} option '{key}'; options: {known}")
-        changes[key] = parse_value(value, types_by_name[key], key)
+        changes[key] = check_range(key, parse_value(value, types_by_name[key], key), value)
     return dataclasses.replace(preset, **changes)
+
+
+def check_range(key: str, value: Any, text: Any) -> Any:
+    """`value` if it is in the range its option's name implies (None always is), else a one-line error."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if key in POSITIVE and value < 1:
+        raise BenchError(f"option {key}={text!r} must be at least 1")
+    if key in POSITIVE_FLOAT and not value > 0:
+        raise BenchError(f"option {key}={text!r} must be above 0")
+    if key in UNIT_INTERVAL and not 0 <= value <= 1:
+        raise BenchError(f"option {key}={text!r} must be between 0 and 1")
+    return value
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, str]:

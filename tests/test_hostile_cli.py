@@ -1,0 +1,51 @@
+"""Issue 29's tracebacks and wrong successes: each is a one-line error (user text shown escaped) or a
+correct result."""
+
+from __future__ import annotations
+
+import pytest
+
+from sentibench.cli import main, printable
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_compare_of_a_model_with_itself_is_refused(tmp_path, capsys):
+    (tmp_path / "results").mkdir()
+    code, out, err = run_cli(capsys, "compare", "random", "random", "--results", str(tmp_path / "results"))
+    assert code == 2 and out == "" and err == "error: compare needs two different models; got 'random' twice\n"
+
+
+def test_leaderboard_of_an_empty_folder_writes_nothing(tmp_path, capsys):
+    (tmp_path / "results").mkdir()
+    board = tmp_path / "leaderboard.md"
+    code, _, err = run_cli(capsys, "leaderboard", "--results", str(tmp_path / "results"), "--output", str(board))
+    assert code == 2 and "no results under" in err and err.count("\n") == 1 and not board.exists()
+
+
+@pytest.mark.parametrize("name, shown", [("bell\x07x", "bell\\x07x"), ("rlo\u202ex", "rlo\\u202ex"),
+                                         ("two\nlines", "two\\nlines")])
+def test_a_card_named_with_control_characters_is_refused_and_shown_escaped(tmp_path, capsys, monkeypatch,
+                                                                           name, shown):
+    import yaml
+
+    monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path))
+    card = tmp_path / "cards" / "odd.yaml"
+    card.parent.mkdir()
+    card.write_text(yaml.safe_dump({"name": name, "loader": "random", "description": "d", "revision": "r"}))
+    code, _, err = run_cli(capsys, "card", "check", str(card))
+    assert code == 2 and err.count("\n") == 1 and "must be printable" in err
+    assert "\x07" not in err and "\u202e" not in err
+    code, out, err = run_cli(capsys, "list", "models")
+    assert code == 0 and name not in out and "\x07" not in out + err and "\u202e" not in out + err
+    code, _, err = run_cli(capsys, "run", "-m", name, "-t", "sgts-mr", "--output-folder", str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1 and shown in err, err
+
+
+def test_printable_escapes_what_would_ring_reorder_or_break_a_line():
+    assert printable("a\x07b\u202ec\nd\te é ü 中") == "a\\x07b\\u202ec\\nd\\te é ü 中"
+    assert printable("plain text, 'quoted'") == "plain text, 'quoted'"
