@@ -68,6 +68,10 @@ def test_two_names_that_read_alike_never_share_a_folder(tmp_path, fixture_task):
     suffix = hashlib.sha256(b"rand x").hexdigest()[:12]
     assert first.written[0].relative_to(tmp_path).parts[0] == f"rand-x+{suffix}"  # readable, and its own
     assert second.written[0].relative_to(tmp_path).parts[0] == "rand-x"
+    from sentibench.report.leaderboard import render
+
+    rows = {line.split("|")[1].strip() for line in render(tmp_path).splitlines() if line.startswith("| ")}
+    assert {"rand x", "rand-x"} <= rows  # the leaderboard names each by its recorded identity
 
 
 def test_a_folder_named_the_old_way_stays_valid_for_its_own_model_only(tmp_path, fixture_task):
