@@ -17,7 +17,7 @@ from typing import Any
 from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_folder
 from sentibench.core.paths import cache_dir
-from sentibench.data.sources import RegistryPackage, require_hub
+from sentibench.data.sources import RegistryPackage, hub_unavailable
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import (
     WEIGHT_SUFFIXES,
@@ -47,7 +47,8 @@ def card_for(name: str) -> ModelCard:
 
     A bare name is a card first (a folder in the working directory never shadows a card); write `./name`
     for the folder. A local folder's model name is its basename plus a hash of its absolute path, so two
-    folders called `model` never share results or cache entries.
+    folders called `model` never share results or cache entries. A hub id (`org/name`, or
+    `org/name@revision`) is pinned to the commit its revision resolves to, local cache first.
     """
     if not looks_like_path(name):
         try:
@@ -59,8 +60,10 @@ def card_for(name: str) -> ModelCard:
     if path.is_dir():
         return local_folder_card(path)
     if "/" in name and not name.startswith((".", "/", "~")):
-        return make_card(name=name.replace("/", "__"), loader="sentence-transformers",
-                         description=f"hub model {name}", revision="main", hub_id=name)
+        repo_id, _, revision = name.partition("@")
+        commit = hub_snapshot(repo_id, revision or "main", f"hub model '{repo_id}'").name
+        return make_card(name=repo_id.replace("/", "__"), loader="sentence-transformers",
+                         description=f"hub model {repo_id}", revision=commit, hub_id=repo_id)
     raise BenchError(f"model folder '{name}' does not exist")
 
 
@@ -126,16 +129,29 @@ def _converted_onnx_folder(card: ModelCard) -> Path:
     return target
 
 
-def _hub_folder(card: ModelCard) -> Path:
+HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
+"""The files of a hub model that sentibench loads (safetensors weights only, never pickles)."""
+
+
+def hub_snapshot(repo_id: str, revision: str, what: str, instead: str = "") -> Path:
+    """The model's snapshot folder (named by its commit): from the local Hugging Face cache when it is
+    there, else from the endpoint huggingface_hub is configured with (`HF_ENDPOINT`); a one-line
+    `UnavailableError` when neither can serve it (`HF_HUB_OFFLINE` set, or the endpoint unreachable)."""
     from huggingface_hub import snapshot_download
 
-    patterns = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
     try:
-        return Path(snapshot_download(card.hub_id, revision=card.revision, local_files_only=True,
-                                      allow_patterns=patterns))
-    except Exception:  # not in the local hub cache: go online, failing fast when offline
-        require_hub(f"model '{card.name}' ({card.hub_id})", _offline_hint(card))
-        return Path(snapshot_download(card.hub_id, revision=card.revision, allow_patterns=patterns))
+        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True,
+                                      allow_patterns=HUB_PATTERNS))
+    except Exception:  # not in the local hub cache: ask the endpoint
+        pass
+    try:
+        return Path(snapshot_download(repo_id, revision=revision, allow_patterns=HUB_PATTERNS))
+    except Exception as error:  # the boundary to huggingface_hub: any failure is one line
+        raise hub_unavailable(what, error, instead) from None
+
+
+def _hub_folder(card: ModelCard) -> Path:
+    return hub_snapshot(card.hub_id, card.revision, f"model '{card.name}' ({card.hub_id})", _offline_hint(card))
 
 
 def _offline_hint(card: ModelCard) -> str:

@@ -1,3 +1,4 @@
+import hashlib
 import json
 
 import numpy as np
@@ -70,7 +71,8 @@ def _result(task, score, group="sgts", trained=False, limit=None, version=None, 
 
 def test_result_json_round_trip_writes_null_never_nan(tmp_path):
     path = result_path(tmp_path, "org/model", "v1==2", "sgts-mr")
-    assert path.relative_to(tmp_path).parts == ("org__model", "v1-2", "sgts-mr.json")
+    model_hash, revision_hash = (hashlib.sha256(text.encode()).hexdigest()[:12] for text in ("org/model", "v1==2"))
+    assert path.relative_to(tmp_path).parts == (f"org__model+{model_hash}", f"v1-2+{revision_hash}", "sgts-mr.json")
     write_result(path, _result("sgts-mr", float("nan")))
     text = path.read_text()
     assert "NaN" not in text and json.loads(text)["scores"]["test"][0]["main_score"] is None

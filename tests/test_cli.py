@@ -81,7 +81,7 @@ def test_bag_of_words_fits_on_both_sides_of_a_sentence_pair_split():
     (["run", "-t", "sgts-mx"], "unknown task 'sgts-mx'. Did you mean: sgts-mr"),
     (["data", "prepare", "imbd"], "unknown dataset 'imbd'. Did you mean: imdb"),
     (["run", "-m", "roberta-base", "-t", "sgts-mr"], "needs the Hugging Face Hub"),
-    (["run", "-m", "someone/some-model", "-t", "sgts-mr"], "model 'someone__some-model' (someone/some-model) needs"),
+    (["run", "-m", "someone/some-model", "-t", "sgts-mr"], "hub model 'someone/some-model' needs the Hugging Face Hub"),
     (["leaderboard", "--results", "/nonexistent/results"], "no results folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys, tmp_path):

@@ -22,7 +22,7 @@ from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.data.registry import get_spec
-from sentibench.data.sources import require_hub
+from sentibench.data.sources import hub_unavailable
 from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 
 if TYPE_CHECKING:
@@ -133,8 +133,10 @@ def _load_from_hub(spec: DatasetSpec) -> RowsBySplit:
     import datasets
 
     hub = spec.hub
-    require_hub(f"dataset '{spec.name}' ({hub.repo_id})", "It has no offline source in this harness.")
-    loaded = datasets.load_dataset(hub.repo_id, hub.config, revision=hub.revision)
+    try:  # datasets reads its own cache first (HF_DATASETS_CACHE) and honours HF_HUB_OFFLINE and HF_ENDPOINT
+        loaded = datasets.load_dataset(hub.repo_id, hub.config, revision=hub.revision)
+    except Exception as error:  # the boundary to the Hub's libraries: any failure is one line
+        raise hub_unavailable(f"dataset '{spec.name}' ({hub.repo_id})", error) from None
     rename = {theirs: ours for ours, theirs in hub.columns.items()}
     out: RowsBySplit = {}
     for ours in SPLITS:

@@ -35,6 +35,7 @@ uses float32.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -407,16 +408,24 @@ def _config_max_length(folder: Path) -> int:
 
 
 class ObjectEncoder:
-    """Any object with a sentence-transformers-like `encode` as a sentibench encoder."""
+    """Any object with an `encode(list[str])` as a sentibench encoder; `batch_size` and `show_progress_bar`
+    are passed when its `encode` takes them (a sentence-transformers model does, a plain function may not)."""
 
     def __init__(self, name: str, model: Any) -> None:
         self.name, self.model = name, model
+        try:
+            parameters = inspect.signature(model.encode).parameters
+        except (TypeError, ValueError):  # a builtin without a signature: pass the texts only
+            parameters = {}
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        self._accepted = {"batch_size", "show_progress_bar"} if takes_any else set(parameters)
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
                show_progress_bar: bool | None = None) -> np.ndarray:
         import numpy as np
 
-        vectors = self.model.encode(list(texts), batch_size=batch_size, show_progress_bar=bool(show_progress_bar))
+        options = {"batch_size": batch_size, "show_progress_bar": bool(show_progress_bar)}
+        vectors = self.model.encode(list(texts), **{k: v for k, v in options.items() if k in self._accepted})
         if hasattr(vectors, "detach"):  # a torch tensor
             vectors = vectors.detach().cpu().float().numpy()
         return np.asarray(vectors, dtype=np.float32)

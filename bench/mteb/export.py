@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.core.errors import BenchError
-from sentibench.core.io import atomic_write_json, atomic_write_text
+from sentibench.core.io import atomic_write_text
 from sentibench.models.cards import ModelCard, all_cards
 from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
@@ -39,13 +39,17 @@ class ExportReport:
 
 
 def card_from_provenance(model: ModelInfo) -> ModelCard:
-    """The card a result was made with: the current card when its revision is unchanged (it carries the
-    license, citation and hub revision), else one rebuilt from the result's own record."""
+    """The card a result was made with, from the result's own record of the model (its typed provenance):
+    the current card when one of that name still has that revision (it carries the license, citation and
+    hub revision), else a card rebuilt from the record alone (a local folder, an in-process object, a
+    retired card, an edited revision); no card file need exist."""
     current = all_cards().get(model.name)
     if current is not None and current.revision == model.revision:
         return current
-    return ModelCard(description="rebuilt from a result's provenance",
-                     **model.model_dump(exclude={"weights_sha256"}, exclude_none=True))
+    kept = set(ModelCard.__dataclass_fields__) & set(ModelInfo.model_fields)
+    recorded = {key: value for key, value in model.model_dump(include=kept).items() if value is not None}
+    return ModelCard(**{**recorded, "loader": model.loader or "unknown", "revision": model.revision or "unknown",
+                        "description": "rebuilt from a result's provenance"})
 
 
 def mteb_task_result(stored: TaskResult, mteb_version: str) -> dict[str, Any] | None:
@@ -72,7 +76,8 @@ def _mteb_task(name: str):
 
 
 def export_results(results: Path, output: Path) -> ExportReport:
-    """Write every non-smoke result under `results` as an MTEB results tree under `output/results`."""
+    """Write every non-smoke result under `results` as an MTEB results tree under `output/results`: all of
+    it or, when any result cannot be exported, nothing (every file is made in memory before one is written)."""
     require_mteb()
     results, output = Path(results), Path(output)
     if not results.is_dir():
@@ -80,7 +85,7 @@ def export_results(results: Path, output: Path) -> ExportReport:
     if output.resolve() == results.resolve() or results.resolve() in output.resolve().parents:
         raise BenchError(f"export to a folder outside '{results}' (the sentibench results stay as they are)")
     mteb_version = metadata.version("mteb")
-    report, metas = ExportReport(), {}
+    report, files, metas = ExportReport(), {}, {}
     for stored in iter_results(results):
         model = stored.provenance.model
         if stored.smoke or model is None or model.dtype != "float32":  # MTEB's are float32
@@ -94,15 +99,16 @@ def export_results(results: Path, output: Path) -> ExportReport:
         name, revision = mteb_model_name(card), mteb_revision(card)
         folder = output / "results" / name.replace("/", "__").replace(" ", "_") / revision
         target = folder / f"{exported['task_name']}.json"
-        if target in report.written:
+        if target in files:
             raise BenchError(f"{stored.path} and another result both export to {target}")
-        atomic_write_json(target, exported)
-        report.written.append(target)
+        files[target] = json.dumps(exported, indent=2, sort_keys=True, allow_nan=False) + "\n"
         report.models.add((name, revision))
         metas.setdefault(folder, card)
     for folder, card in metas.items():
         meta = model_meta(card).to_dict()
         meta["training_datasets"] = sorted(meta["training_datasets"] or []) or None  # a set: sorted, same bytes
-        meta = json.dumps(meta, default=str, indent=2, sort_keys=True)
-        atomic_write_text(folder / "model_meta.json", meta + "\n")
+        files[folder / "model_meta.json"] = json.dumps(meta, default=str, indent=2, sort_keys=True) + "\n"
+    for path, text in files.items():
+        atomic_write_text(path, text)
+    report.written = [path for path in files if path.name != "model_meta.json"]
     return report

@@ -197,20 +197,26 @@ def _dtype(result: TaskResult) -> str:
 
 
 def _model_labels(results: list[TaskResult]) -> dict[Path, str]:
-    """Row label per result: the model's folder name, or `model@revision` when results of several
-    revisions of that model exist (so one revision never silently replaces another's row), followed by
-    the inference dtype when it is not float32 (a `--dtype` run's folder is `<revision>-<dtype>`), and
-    `(sampled N%)` or `(unverified)` for a submission `bench verify` did not re-run in full."""
+    """Row label per result: the model's name as its result records it (its folder's name for a result that
+    records none), or `model@revision` when results of several revisions of that model exist (so one
+    revision never silently replaces another's row), followed by the inference dtype when it is not
+    float32, and `(sampled N%)` or `(unverified)` for a submission `bench verify` did not re-run in full."""
+    def name(result: TaskResult) -> str:
+        info = result.provenance.model
+        return info.name if info is not None else result.path.parent.parent.name
+
     def revision(result: TaskResult) -> str:
-        folder, dtype = result.path.parent.name, _dtype(result)
+        info, folder, dtype = result.provenance.model, result.path.parent.name, _dtype(result)
+        if info is not None and info.revision is not None:
+            return info.revision
         return folder if dtype == "float32" else folder.removesuffix(f"-{dtype}")
 
     revisions: dict[str, set[str]] = defaultdict(set)
     for result in results:
-        revisions[result.path.parent.parent.name].add(revision(result))
+        revisions[name(result)].add(revision(result))
     labels = {}
     for result in results:
-        model = result.path.parent.parent.name
+        model = name(result)
         label = model if len(revisions[model]) == 1 else f"{model}@{revision(result)}"
         labels[result.path] = (label + ("" if _dtype(result) == "float32" else f" ({_dtype(result)})")
                                + verification_label(result.path.parent))

@@ -5,6 +5,7 @@ float32 ones, never over them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -17,16 +18,47 @@ from sentibench.core.errors import BenchError, one_line
 from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+HASHED = "+"
+"""Marks a segment made from a text that is not a plain segment itself; plain texts never contain it."""
+
+
+def legacy_segment(text: str) -> str:
+    """The segment releases before hashed segments wrote: '/' -> '__', other unsafe runs -> '-' (not injective:
+    `rand x` and `rand-x` shared one folder). Still read, so every folder written before stays valid."""
+    return _UNSAFE.sub("-", text.replace("/", "__")).lstrip(".").strip("-") or "no_revision_available"
+
 
 def safe_segment(text: str) -> str:
-    """A path segment from a model name or revision (MTEB replaces '/' with '__'); never `.` or `..`, and
-    never hidden (no leading dot), so a result always lands inside its model's folder."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text.replace("/", "__")).lstrip(".").strip("-") or "no_revision_available"
+    """A path segment from a model name or revision: the text itself when it is a plain segment, else its
+    readable form plus `+` and a hash of the exact text, so two names never share a folder; never `.` or
+    `..`, and never hidden (no leading dot), so a result always lands inside its model's folder."""
+    readable = legacy_segment(text)
+    if readable == text and readable not in (".", ".."):
+        return text
+    return f"{readable}{HASHED}{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _legacy_folder_holds(folder: Path, model: str, revision: str, dtype: str) -> bool:
+    """Whether a folder written under the legacy naming holds results of exactly this model and revision."""
+    for path in sorted(folder.glob("*.json")):
+        if path.name in NOT_RESULTS:
+            continue
+        info = read_result(path).provenance.model
+        return info is not None and (info.name, info.revision, info.dtype) == (model, revision, dtype)
+    return False
 
 
 def result_path(root: Path, model: str, revision: str, task: str, dtype: str = "float32") -> Path:
+    """Where the result of `model` at `revision` on `task` lives: `<root>/<model>/<revision>/<task>.json` (each
+    segment `safe_segment`), or the legacy-named folder that already holds this model's results."""
     folder = revision if dtype == "float32" else f"{revision}-{dtype}"
-    return Path(root) / safe_segment(model) / safe_segment(folder) / f"{task}.json"
+    path = Path(root) / safe_segment(model) / safe_segment(folder)
+    legacy = Path(root) / legacy_segment(model) / legacy_segment(folder)
+    if legacy != path and not path.is_dir() and legacy.is_dir() and _legacy_folder_holds(legacy, model, revision,
+                                                                                            dtype):
+        path = legacy
+    return path / f"{task}.json"
 
 
 def without_nan(value: Any) -> Any:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
@@ -22,7 +22,7 @@ from sentibench.embed.encoders import check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
 from sentibench.models.cards import ModelCard
-from sentibench.models.inprocess import InProcessModel
+from sentibench.models.inprocess import InProcessModel, as_model
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import read_result, result_path, task_result, write_result
 from sentibench.tasks.base import EvalContext, Task
@@ -248,19 +248,24 @@ def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed,
         print(f"{progress} {item.label}: failed, {outcome.problem}", file=sys.stderr)
 
 
-def run(models: list[str | ModelCard | InProcessModel], tasks: list[Task], output_folder: Path,
+def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task], output_folder: Path,
         overwrite: OverwriteStrategy = "only-missing", seed: int = 0, limit: int | None = None,
         batch_size: int = 32, device: str | None = None, use_cache: bool = True,
         encoder_factory: EncoderFactory | None = None, executor: Executor | None = None,
         intervals: bool = True, dtype: str | None = None) -> RunReport:
-    """Every (model, task) item not already done, through `executor` (default: in this process, in order);
-    `dtype` overrides the cards' inference dtype (float32 by default)."""
+    """Every (model, task) item not already done, through `executor` (default: in this process, in order).
+    A model is a card name, a local folder, a hub id, a `ModelCard`, or an object the user holds (a
+    SentenceTransformer, an mteb encoder, an `InProcessModel`, anything with `encode(list[str])`: named by
+    `as_model`); `dtype` overrides the cards' inference dtype (float32 by default)."""
     _check_arguments(output_folder, batch_size, limit, device)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
     report = RunReport()
     jobs = []
     for model in models:
+        if not isinstance(model, (str, Path, ModelCard)):
+            model = as_model(model)
+        model = str(model) if isinstance(model, Path) else model
         in_process = isinstance(model, InProcessModel)  # a Python object named by the user
         card = model.card if in_process else model if isinstance(model, ModelCard) else card_for(model)
         if dtype is not None and dtype != card.dtype:

@@ -1,0 +1,109 @@
+"""The Hub as its own libraries define it (issue 27): `bench run -m <hub id> -t sgts-<hub dataset>` against a
+local Hub endpoint on 127.0.0.1 (`HF_ENDPOINT`, tests/hub_server.py), then again with only the filled
+Hugging Face cache under `HF_HUB_OFFLINE=1`, and one fast line when neither can serve. Each run is a
+`bench` process with its own environment, as a user's shell would start it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_SENTENCES
+from hub_server import HubServer, Repo
+from test_own_model import tiny_st_folder  # noqa: F401  (the tiny sentence-transformers folder fixture)
+
+MODEL, DATASET = "tiny-org/tiny-st", "tiny-org/tiny-reviews"
+
+
+def _csv(rows: list[tuple[str, int]]) -> bytes:
+    return ("text,label\n" + "".join(f'"{text}",{label}\n' for text, label in rows)).encode()
+
+
+def _dataset_repo() -> Repo:
+    readme = ("---\nconfigs:\n- config_name: default\n  data_files:\n"
+              + "".join(f"  - split: {s}\n    path: {s}.csv\n" for s in ("train", "validation", "test")) + "---\n")
+    splits = {s: [(f"{text} ({s} {i})", label) for i, (text, label) in enumerate(FIXTURE_SENTENCES)]
+              for s in ("train", "validation", "test")}
+    return Repo("dataset", DATASET, {"README.md": readme.encode(), **{f"{s}.csv": _csv(r) for s, r in splits.items()}})
+
+
+def _plugin(folder: Path, revision: str) -> Path:
+    """A plug-in declaring the hub dataset, pinned to its commit (as every hub dataset should be)."""
+    package = folder / "tinyhub_dataset"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from sentibench.data import DatasetSpec, HubSource, register_dataset\n\n"
+        "register_dataset(DatasetSpec(\n"
+        "    name='tiny-reviews', description='reviews on a local hub', kind='classification',\n"
+        "    label_names=('negative', 'positive'), license='test', citation='test', tags=('sentiment',),\n"
+        f"    hub=HubSource({DATASET!r}, revision={revision!r})))\n")
+    (package / "task.py").write_text(  # the built-in sgts family takes datasets with an offline source only
+        "from sentibench.tasks.registry import register_family\nfrom sentibench.tasks.sgts import SgTSTask\n\n"
+        "register_family('sgts-hub', lambda spec: [SgTSTask(spec.name)] if spec.name == 'tiny-reviews' else None)\n")
+    info = folder / "tinyhub_dataset-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinyhub-dataset\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[sentibench.datasets]\ntiny-reviews = tinyhub_dataset\n\n"
+                                           "[sentibench.tasks]\nsgts-hub = tinyhub_dataset.task\n")
+    return folder
+
+
+def _bench(tmp_path: Path, plugin: Path, hf_home: Path, name: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "SENTIBENCH_HOME": str(tmp_path / f"home-{name}"), "HF_HOME": str(hf_home),
+                   "PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")]),
+                   "HF_HUB_OFFLINE": "0", "OMP_NUM_THREADS": "1", **env}
+    environment.pop("HF_DATASETS_CACHE", None)
+    return subprocess.run([sys.executable, "-m", "sentibench.cli", "run", "-m", MODEL, "-t", "sgts-tiny-reviews",
+                           "--output-folder", str(tmp_path / f"out-{name}")], env=environment,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _result(tmp_path: Path, name: str) -> dict:
+    (path,) = (tmp_path / f"out-{name}").rglob("sgts-tiny-reviews.json")
+    return json.loads(path.read_text())
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_hub_model_on_a_hub_dataset_through_the_endpoint_then_offline(tmp_path, tiny_st_folder):  # noqa: F811
+    model = Repo("model", MODEL, {str(p.relative_to(tiny_st_folder)): p.read_bytes()
+                                  for p in sorted(tiny_st_folder.rglob("*")) if p.is_file()})
+    dataset = _dataset_repo()
+    plugin, hf_home = _plugin(tmp_path / "plugin", dataset.commit), tmp_path / "hf-home"
+    with HubServer([model, dataset]) as hub:
+        online = _bench(tmp_path, plugin, hf_home, "online", HF_ENDPOINT=hub.url)
+    assert online.returncode == 0, online.stderr
+    assert model.requests and dataset.requests, "both came from the local endpoint"
+    stored = _result(tmp_path, "online")
+    assert stored["sentibench"]["model"]["revision"] == model.commit  # the commit, not "main"
+    assert stored["sentibench"]["model"]["hub_id"] == MODEL
+
+    # the same command on a machine without the Hub: the filled cache serves both, the endpoint is gone
+    offline = _bench(tmp_path, plugin, hf_home, "offline", HF_HUB_OFFLINE="1",
+                     HF_ENDPOINT=f"http://127.0.0.1:{_closed_port()}")
+    assert offline.returncode == 0, offline.stderr
+    again = _result(tmp_path, "offline")
+    assert again["sentibench"]["model"]["revision"] == model.commit
+    assert again["scores"] == stored["scores"]
+
+
+@pytest.mark.parametrize("env", [{"HF_HUB_OFFLINE": "1"}, {"HF_HUB_OFFLINE": "0"}], ids=["offline", "unreachable"])
+def test_neither_cache_nor_endpoint_is_one_fast_line(tmp_path, env):
+    plugin = _plugin(tmp_path / "plugin", "0" * 40)
+    started = time.monotonic()
+    done = _bench(tmp_path, plugin, tmp_path / "empty-hf-home", "none",
+                  HF_ENDPOINT=f"http://127.0.0.1:{_closed_port()}", **env)
+    assert time.monotonic() - started < 60  # the interpreter's start and imports; no network wait
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "needs the Hugging Face Hub" in done.stderr and ("HF_HUB_OFFLINE" in done.stderr) == (
+        env["HF_HUB_OFFLINE"] == "1")
