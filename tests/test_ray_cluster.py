@@ -197,3 +197,16 @@ def test_results_equal_the_local_executor_and_survive_a_lost_worker_node(cluster
     evaluated = [line.split() for line in log.read_text().splitlines()]
     assert [node for node, task in evaluated if task == running][-1] != lost, "its item reran on another node"
     assert len(evaluated) == len(MODELS) * 4 + 1, "only the item in progress on the lost node ran twice"
+
+
+def test_a_port_that_is_not_a_ray_head_is_one_line_within_seconds():
+    from sentibench.core.errors import BenchError
+    from sentibench.run.ray_executor import check_reachable
+
+    with socket.socket() as silent:  # accepts connections, never answers: not a GCS
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        started = time.monotonic()
+        with pytest.raises(BenchError, match="is not a Ray head .it does not speak gRPC."):
+            check_reachable(f"127.0.0.1:{silent.getsockname()[1]}")
+    assert time.monotonic() - started < 5

@@ -32,8 +32,10 @@ from sentibench.core.executors import ItemFailed, Job
 
 MISSING = 'the Ray executor needs Ray: pip install -e ".[ray]"'
 CONNECT_TIMEOUT_S = 5.0
+ANSWER_TIMEOUT_S = 2.0  # a gRPC server answers an HTTP/2 preface at once
 CONNECT_ATTEMPTS = 3  # Ray's GCS connection attempts (about 1 s each) once the port answers
 AUTH_MODE = "RAY_AUTH_MODE"
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 
 def import_ray():
@@ -45,17 +47,33 @@ def import_ray():
 
 
 def check_reachable(address: str) -> None:
-    """A one-line error, within seconds, when nothing listens at a `host:port` or `ray://host:port`."""
+    """A one-line error, within seconds, when nothing listens at a `host:port` or `ray://host:port`, or
+    when what listens at a `host:port` does not speak gRPC (a Ray head's GCS port does)."""
     if address in ("auto", "local"):
         return
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         raise BenchError(f"Ray address '{address}' is not host:port or ray://host:port")
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S) as connection:
+            speaks_grpc = address.startswith("ray://") or _answers_http2(connection)
     except OSError as error:
         raise BenchError(f"no Ray cluster answers at {address} ({error.strerror or error}); start one with "
                          "`ray start --head` there, or drop --address to run a local Ray") from None
+    if not speaks_grpc:
+        raise BenchError(f"what answers at {address} is not a Ray head (it does not speak gRPC); give the "
+                         "GCS port that `ray start --head --port=...` printed")
+
+
+def _answers_http2(connection: socket.socket) -> bool:
+    """Whether the server answers an HTTP/2 client preface with a SETTINGS frame, as every gRPC server does."""
+    connection.settimeout(ANSWER_TIMEOUT_S)
+    connection.sendall(HTTP2_PREFACE + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))  # and an empty SETTINGS frame
+    header = b""
+    with contextlib.suppress(OSError):
+        while len(header) < 9 and (chunk := connection.recv(9 - len(header))):
+            header += chunk
+    return len(header) == 9 and header[3] == 4
 
 
 def use_token_when_available() -> None:
