@@ -22,6 +22,9 @@ and a warm-cache recompute of the SgTS group (`--overwrite-strategy always`) eac
 start-up included, round-robin for `--cli-repeats` rounds after one untimed warm-up; wall and CPU seconds.
 `--baseline-bench PATH` times another `bench` executable (an older checkout's) in the same rounds.
 
+`--smoke`: a check that the script still runs (CI runs it; no timing means anything): a handful of texts,
+one pair, no bf16, `bench list tasks` once as the only process, the JSON to a temporary folder.
+
 `--scores`: the SgTS group (the default suite) run cold in float32 and in bfloat16, as processes, in a
 throw-away home whose embedding cache starts empty (datasets and models are linked from the real one):
 each run's wall time and each task's score difference.
@@ -52,13 +55,35 @@ from pathlib import Path
 MODEL = "all-minilm-l6-v2"
 BATCH = 32
 REPO = Path(__file__).resolve().parent.parent
+PLUGIN = REPO / "tests" / "fixtures" / "plugin"  # the smoke modes' dataset: `plugin-reviews`, 48 sentences
+SMOKE_DATASET = "plugin-reviews"
+SMOKE_TEXTS = [
+    "The soup was rich and full of flavour.", "Our waiter was kind and attentive all evening.",
+    "A dull, tedious meal.", "The bread was stale and the coffee cold.", "Lovely staff, lovely room.",
+    "I would not come back.", "Fresh, bright and generous.", "Noisy, slow and overpriced.",
+]
+
+
+def use_smoke_dataset() -> None:
+    """`--smoke` of every benchmark: the plug-in fixture (tests/fixtures/plugin) on the path here and in child
+    processes (Ray workers included), so its dataset and tasks exist offline in an empty home."""
+    sys.path.insert(0, str(PLUGIN))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PLUGIN), os.environ.get("PYTHONPATH")]))
+
+
+def smoke_long_texts(count: int, characters: int) -> list[str]:
+    """`count` distinct texts of at least `characters` characters made of the smoke sentences."""
+    return [f"Visit {k}. " + " ".join(SMOKE_TEXTS * (characters // 200 + 1)) for k in range(count)]
 
 
 # --- encode ratios -----------------------------------------------------------------------------------------
 
-def benchmark_texts(short: int, long: int, seed: int = 0) -> dict[str, list[str]]:
-    """`short` MR sentences (every split) and `long` IMDB test reviews, seeded samples."""
+def benchmark_texts(short: int, long: int, seed: int = 0, smoke: bool = False) -> dict[str, list[str]]:
+    """`short` MR sentences (every split) and `long` IMDB test reviews, seeded samples (smoke: fixed texts)."""
     import numpy as np
+
+    if smoke:
+        return {"short": SMOKE_TEXTS[:short], "long": smoke_long_texts(long, 1200)}
 
     from sentibench.data import get_dataset
 
@@ -163,7 +188,7 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     attention = {"harness": f32.model.config._attn_implementation,
                  "sentence-transformers": st[0].auto_model.config._attn_implementation}
     out = {"attention": attention, "threads": torch.get_num_threads(), "sets": {}}
-    for kind, texts in benchmark_texts(args.short, args.long).items():
+    for kind, texts in benchmark_texts(args.short, args.long, smoke=args.smoke).items():
         lengths = [len(ids) for ids in f32.tokenizer(texts, truncation=True, max_length=f32.max_length)["input_ids"]]
         by_chars = [int(i) for i in np.argsort([-len(t) for t in texts])]  # sentence-transformers' order
         passes = {"harness": token_budget_batches(lengths, BATCH, f32.tokens_per_forward),
@@ -221,16 +246,17 @@ def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
     benches = {"this": str(Path(sys.executable).parent / "bench")}
     if args.baseline_bench:
         benches["baseline"] = args.baseline_bench
-    done_results = scratch / "noop"
-    model_folder = safe_segment(get_card(MODEL).name)
-    shutil.copytree(REPO / "results" / model_folder, done_results / model_folder)
-    commands = {
-        "list tasks": ["list", "tasks"],
-        "leaderboard": ["leaderboard", "--results", str(REPO / "results"), "--output", str(scratch / "lb.md")],
-        "no-op run": ["run", "--output-folder", str(done_results)],
-        "warm sgts recompute": ["run", "-t", "sgts", "--overwrite-strategy", "always",
-                                "--output-folder", str(scratch / "warm")],
-    }
+    commands = {"list tasks": ["list", "tasks"]}
+    if not args.smoke:  # the others need the committed results and the real datasets
+        done_results = scratch / "noop"
+        model_folder = safe_segment(get_card(MODEL).name)
+        shutil.copytree(REPO / "results" / model_folder, done_results / model_folder)
+        commands |= {
+            "leaderboard": ["leaderboard", "--results", str(REPO / "results"), "--output", str(scratch / "lb.md")],
+            "no-op run": ["run", "--output-folder", str(done_results)],
+            "warm sgts recompute": ["run", "-t", "sgts", "--overwrite-strategy", "always",
+                                    "--output-folder", str(scratch / "warm")],
+        }
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
     timings: dict[str, dict] = {f"{b}: {c}": {"wall_s": [], "cpu_s": [], "encoded": []}
                                 for b in benches for c in commands}
@@ -338,7 +364,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave a part out (bf16: the bfloat16 encode comparison)")
     parser.add_argument("--scores", action="store_true", help="also run the SgTS group cold in float32 and bf16")
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--smoke", action="store_true", help="a few seconds' check that the script runs")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.pairs, args.short, args.long, args.cli_repeats, args.scores = 1, 8, 2, 1, False
+        args.skip.append("bf16")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
@@ -353,13 +383,21 @@ def main(argv: list[str] | None = None) -> int:
         report["scores"] = scores_benchmark(args)
     report["load_after"] = os.getloadavg()
     print_table(report)
-    args.output.mkdir(parents=True, exist_ok=True)
+    if args.smoke:  # the JSON is made, never kept
+        with tempfile.TemporaryDirectory(prefix="bench-encode-smoke-") as scratch:
+            write_report(report, Path(scratch))
+    else:
+        write_report(report, args.output)
+    return 0
+
+
+def write_report(report: dict, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
     commit = report["machine"]["git_commit"] or "unknown"
     commit = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")  # results of a dirty tree say so
-    path = args.output / f"encode-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
+    path = folder / f"encode-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
     path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@
 3. The measured cost of each item (its result's `evaluation_time`) and each model's job (their sum), the
    inputs of the cluster estimate in docs/executors.md, and the bound no executor beats with whole-model
    jobs: max(total / CPUs, the largest model's job).
-`--keep DIR` keeps both result folders (DIR/local, DIR/ray) for `bench leaderboard` or a diff.
+`--keep DIR` keeps both result folders (DIR/local, DIR/ray) for `bench leaderboard` or a diff. `--smoke` (CI:
+the script still runs) takes two models x two tasks of the plug-in fixture's 48 reviews (tests/fixtures/plugin),
+a one-CPU Ray and 5 no-op items; it still fails when the two runs' results differ.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench_encode import throwaway_home  # noqa: E402  (benchmarks/ is the script's folder)
+from bench_encode import SMOKE_DATASET, throwaway_home, use_smoke_dataset  # benchmarks/ is the script's folder
 
 WORKLOAD_MODELS = "all-minilm-l6-v2,paraphrase-minilm-l3-v2,random"
 WORKLOAD_TASKS = "sgts,probe"
@@ -72,7 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noop", type=int, default=200, help="no-op items for Ray's per-item overhead")
     parser.add_argument("--keep", type=Path, default=None, help="copy both result folders here")
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    parser.add_argument("--smoke", action="store_true", help="a check that the script runs (Ray's start-up included)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        use_smoke_dataset()
+        args.models, args.tasks = "all-minilm-l6-v2,random", f"sgts-{SMOKE_DATASET},probe-{SMOKE_DATASET}"
+        args.cpus, args.noop = 1, 5
 
     throwaway = throwaway_home()
     os.environ["SENTIBENCH_HOME"] = str(throwaway)  # before Ray starts: its workers inherit it

