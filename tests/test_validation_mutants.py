@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 
 from sentibench.core.errors import BenchError
-from sentibench.core.safe_yaml import _LimitedLoader, YamlRefused, load_yaml
+from sentibench.core.safe_yaml import YamlRefused, _LimitedLoader, load_yaml
 from sentibench.models.card_schema import ModelCard, card_problems, check_name, make_card, validate_card
 from sentibench.results.schema import ModelInfo, SubsetScores, TaskResult
 from sentibench.results.task_result import read_result
