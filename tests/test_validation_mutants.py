@@ -1,0 +1,247 @@
+"""Tests that kill the mutants of the validation layer (docs/reliability.md, "Mutation testing"): the
+mutmut survivors in core.safe_yaml, models.card_schema and results.schema, and the three hand-made mutants
+issue 29 names (a main score accepting NaN, `safe_load` becoming `unsafe_load`, a card named `..`), which
+mutmut does not make because it leaves field constraints, base classes and decorated validators alone.
+Every expectation below is written from the rule it checks, not from the code's output."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from sentibench.core.errors import BenchError
+from sentibench.core.safe_yaml import YamlRefused, _LimitedLoader, load_yaml
+from sentibench.models.card_schema import ModelCard, card_problems, check_name, make_card, validate_card
+from sentibench.results.schema import ModelInfo, SubsetScores, TaskResult
+from sentibench.results.task_result import read_result
+
+CARD = {"name": "tiny", "loader": "bow", "description": "a tiny card", "revision": "1"}
+
+
+def _yaml(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / "card.yaml"
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return path
+
+
+# --- core.safe_yaml ----------------------------------------------------------------------------------
+
+def _nested(levels: int) -> str:
+    """A flow sequence `levels` lists deep around one scalar: levels + 1 nodes on the deepest path."""
+    return "[" * levels + "1" + "]" * levels
+
+
+def test_depth_limit_is_exactly_32_nodes_on_one_path(tmp_path: Path) -> None:
+    assert _LimitedLoader.max_depth == 32
+    # 31 lists + the scalar = 32 nodes: allowed; 32 lists + the scalar = 33: refused.
+    value = load_yaml(_yaml(tmp_path, _nested(31)))
+    for _ in range(31):
+        (value,) = value
+    assert value == 1
+    with pytest.raises(YamlRefused, match="nested deeper than 32 levels at line 1"):
+        load_yaml(_yaml(tmp_path, _nested(32)))
+
+
+def test_depth_is_counted_again_after_a_shallow_sibling(tmp_path: Path) -> None:
+    # root list (1) > inner list (2) > [ [1], 30 lists > scalar ]: the deep branch's scalar is node 33.
+    text = "[[[1], " + _nested(30) + "]]"
+    with pytest.raises(YamlRefused, match="nested deeper"):
+        load_yaml(_yaml(tmp_path, text))
+    # one level less is 32 nodes: allowed, and the shallow sibling is kept as written.
+    (inner,) = load_yaml(_yaml(tmp_path, "[[[1], " + _nested(29) + "]]"))
+    assert inner[0] == [1]
+
+
+def test_size_limit_allows_exactly_max_bytes(tmp_path: Path) -> None:
+    text = "a: 123456789012\n"  # 3 + 12 + 1 = 16 bytes
+    assert load_yaml(_yaml(tmp_path, text), max_bytes=16) == {"a": 123456789012}
+    with pytest.raises(YamlRefused, match="larger than"):
+        load_yaml(_yaml(tmp_path, text + "#"), max_bytes=16)
+
+
+def test_a_stream_is_read_no_further_than_the_limit(tmp_path: Path) -> None:
+    """A pipe that never ends (or /dev/zero) is refused after max_bytes + 1 bytes, not read to its end."""
+    fifo = tmp_path / "card.yaml"
+    os.mkfifo(fifo)
+    done, closing = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with open(fifo, "wb") as handle:
+            handle.write(b"#" * 17)  # max_bytes + 1
+            handle.flush()
+            done.wait(timeout=5)
+            closing.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        with pytest.raises(YamlRefused, match="larger than"):
+            load_yaml(fifo, max_bytes=16)
+        assert not closing.is_set(), "load_yaml waited for the end of the stream"
+    finally:
+        done.set()
+        thread.join()
+
+
+def test_refusals_are_one_readable_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(YamlRefused) as error:
+        load_yaml(_yaml(tmp_path, b"name: \xff\n"))
+    assert str(error.value) == "not UTF-8 text"
+    # A control character is a reader error: YAML without a position to report.
+    with pytest.raises(YamlRefused) as error:
+        load_yaml(_yaml(tmp_path, "name: a\x07b\n"))
+    assert str(error.value) == "not valid YAML"
+    with pytest.raises(YamlRefused) as error:
+        load_yaml(_yaml(tmp_path, "a: [1\n"))
+    assert str(error.value).startswith("not valid YAML at line ")
+
+    def recurse(self: _LimitedLoader) -> None:
+        raise RecursionError
+
+    monkeypatch.setattr(_LimitedLoader, "get_single_data", recurse)
+    with pytest.raises(YamlRefused) as error:
+        load_yaml(_yaml(tmp_path, "a: 1\n"))
+    assert str(error.value) == "nested deeper than 32 levels"
+
+
+@pytest.mark.parametrize("tag", ["!!python/object/apply:builtins.open", "!!python/object/new:builtins.open"])
+def test_python_tags_are_refused_and_run_nothing(tmp_path: Path, tag: str) -> None:
+    """The `safe_load` -> `unsafe_load` mutant: an unsafe loader would create the marker file."""
+    marker = tmp_path / "ran"
+    with pytest.raises(YamlRefused, match="not valid YAML at line 1"):
+        load_yaml(_yaml(tmp_path, f"name: {tag} [{json.dumps(str(marker))}, w]\n"))
+    assert not marker.exists()
+    with pytest.raises(YamlRefused):
+        load_yaml(_yaml(tmp_path, "name: !!python/name:os.system\n"))
+
+
+def test_equal_values_under_different_keys_are_kept(tmp_path: Path) -> None:
+    assert load_yaml(_yaml(tmp_path, "a: 1\nb: 1\nc: {d: [x, y]}\n")) == {"a": 1, "b": 1, "c": {"d": ["x", "y"]}}
+
+
+# --- models.card_schema ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["senticse-bert_v1.0", "a", "A" * 120])
+def test_check_name_accepts_file_names(name: str) -> None:
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["..", "a..b", "a/b", "a\\b", ".hidden", "-flag", "", "A" * 121, "a b"])
+def test_check_name_refuses_paths_and_odd_names(name: str) -> None:
+    with pytest.raises(BenchError) as error:
+        check_name(name)
+    message = str(error.value)
+    assert message.startswith(f"model name {name!r} is not allowed")
+    assert message.endswith("(no path separators), starting with a letter or digit")
+
+
+def test_check_name_refuses_a_non_string_with_a_bench_error() -> None:
+    with pytest.raises(BenchError, match="checkpoint name 123 is not allowed"):
+        check_name(123, "checkpoint name")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["..", ".", "a/b", "a\\b", "a\0b", "a\nb", "a\u202eb", "x" * 201])
+def test_card_names_that_are_not_plain_printable_names_are_refused(name: str) -> None:
+    """Includes the `..` mutant of issue 29."""
+    with pytest.raises(BenchError, match="model card c.yaml: name"):
+        validate_card({**CARD, "name": name}, "c.yaml")
+
+
+def test_card_names_up_to_200_characters_are_kept() -> None:
+    assert validate_card({**CARD, "name": "x" * 200}, "c.yaml").name == "x" * 200
+    assert validate_card({**CARD, "name": "a..b"}, "c.yaml").name == "a..b"  # only a whole `..` is a path
+
+
+def test_card_problems_lists_remote_code_and_blanks() -> None:
+    assert card_problems(["not", "a", "mapping"]) == []
+    assert card_problems(CARD) == []
+    problems = card_problems({**CARD, "trust_remote_code": True, "license": "FILL IN: the license"})
+    assert problems == ["'trust_remote_code' is not allowed: sentibench never runs a model's own code",
+                        "'license' is still a blank to fill in (FILL IN: ...)"]
+
+
+def test_validate_card_reports_the_first_problem_and_counts_the_rest() -> None:
+    with pytest.raises(BenchError) as error:
+        validate_card({**CARD, "trust_remote_code": True}, "c.yaml")
+    assert str(error.value) == ("model card c.yaml: 'trust_remote_code' is not allowed: sentibench never "
+                                "runs a model's own code")
+    with pytest.raises(BenchError) as error:
+        validate_card({**CARD, "trust_remote_code": True, "license": "FILL IN:"}, "c.yaml")
+    assert str(error.value).endswith("own code (and 1 more: `bench card check c.yaml`)")
+    with pytest.raises(BenchError) as error:
+        validate_card({**CARD, "trust_remote_code": True, "license": "FILL IN:", "citation": "FILL IN:"}, "c.yaml")
+    assert str(error.value).endswith("own code (and 2 more: `bench card check c.yaml`)")
+
+
+def test_a_card_may_not_set_its_own_path() -> None:
+    with pytest.raises(BenchError, match=r"model card c.yaml: unknown field\(s\) \['path'\]"):
+        validate_card({**CARD, "path": "/etc/passwd"}, "c.yaml")
+    assert validate_card(CARD, "c.yaml").path == "c.yaml"
+
+
+def test_an_unknown_loader_names_the_known_ones() -> None:
+    with pytest.raises(BenchError, match="loader 'pickle' is not one of sentence-transformers, transformers, "):
+        validate_card({**CARD, "loader": "pickle"}, "c.yaml")
+
+
+def test_make_card_errors_name_the_model_and_the_field() -> None:
+    assert isinstance(make_card(**CARD), ModelCard)
+    with pytest.raises(BenchError) as error:
+        make_card(**{**CARD, "description": "  "})
+    assert str(error.value).startswith("model 'tiny': description")
+    assert "must not be empty" in str(error.value)
+
+
+# --- results.schema ----------------------------------------------------------------------------------
+
+def _result(main_score: object) -> dict:
+    return {"task_name": "t", "scores": {"test": [{"main_score": main_score}]}}
+
+
+@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf"), 1.0000001, -1.5])
+def test_a_main_score_outside_minus_one_to_one_is_refused(score: float) -> None:
+    """Includes the NaN mutant of issue 29."""
+    with pytest.raises(ValidationError):
+        TaskResult.model_validate(_result(score))
+
+
+@pytest.mark.parametrize("score", [-1.0, 0.0, 1.0, None])
+def test_a_main_score_within_bounds_or_null_is_kept(score: float | None) -> None:
+    assert TaskResult.model_validate(_result(score)).main_score() == score
+
+
+def test_a_result_file_with_a_nan_main_score_is_refused_on_read(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text('{"task_name": "t", "scores": {"test": [{"main_score": NaN}]}}', encoding="utf-8")
+    with pytest.raises(BenchError, match="is not a valid result"):
+        read_result(path)
+
+
+def test_to_json_is_json_and_honours_exclude() -> None:
+    info = ModelInfo(name="m", recipe={"layers": (1, 2)})
+    assert info.to_json() == {"name": "m", "recipe": {"layers": [1, 2]}}  # a tuple is a JSON list
+    assert info.to_json(exclude={"recipe": True}) == {"name": "m"}
+
+
+def test_subset_metric_reads_the_main_score_and_the_extras() -> None:
+    scores = SubsetScores(main_score=0.5, accuracy=0.75)
+    assert scores.metric("main_score") == 0.5
+    assert scores.metric("accuracy") == 0.75
+    assert scores.metric("f1") is None
+
+
+def test_an_interval_computed_from_seeds_says_so() -> None:
+    result = TaskResult.model_validate({
+        **_result(0.6),
+        "sentibench": {"task": {"main_score": "accuracy"},
+                       "details": {"per_seed": [{"seed": 1, "accuracy": 0.5}, {"seed": 2, "accuracy": 0.7}]}}})
+    interval = result.confidence_interval()
+    assert interval.model_extra["computed_from"] == "per_seed, when read"
+    # mean 0.6, standard error 0.1414 / sqrt(2) = 0.1, t(0.975, 1 df) = 12.706 (a t table)
+    assert interval.low == pytest.approx(0.6 - 1.2706, abs=1e-3)
+    assert interval.high == pytest.approx(0.6 + 1.2706, abs=1e-3)
