@@ -55,8 +55,9 @@ class RunMemory:
         self.vectors: dict[bytes, np.ndarray] = {}
         self.token_counts: dict[bytes, int] = {}
 
-    def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
-        return {key: self.vectors[key] for key in keys if key in self.vectors}
+    def get(self, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], int]:
+        """Held vectors by key, and the rows refused (none: they never left this process)."""
+        return {key: self.vectors[key] for key in keys if key in self.vectors}, 0
 
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
         self.vectors.update(zip(keys, vectors))
