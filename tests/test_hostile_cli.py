@@ -49,3 +49,19 @@ def test_a_card_named_with_control_characters_is_refused_and_shown_escaped(tmp_p
 def test_printable_escapes_what_would_ring_reorder_or_break_a_line():
     assert printable("a\x07b\u202ec\nd\te é ü 中") == "a\\x07b\\u202ec\\nd\\te é ü 中"
     assert printable("plain text, 'quoted'") == "plain text, 'quoted'"
+
+
+@pytest.mark.parametrize("margins", ["", ",", "nan", "-1", "0.1,x"])
+def test_sweep_margins_that_are_no_numbers_are_one_line(tmp_path, capsys, margins):
+    code, _, err = run_cli(capsys, "sweep", "polarity-st", "--base", "all-minilm-l6-v2", "--data", "mr",
+                           "--margins", margins, "--render-only", "--output", str(tmp_path / "sweep"),
+                           "--docs", str(tmp_path / "polarity.md"), "--figure", str(tmp_path / "p.png"))
+    assert code == 2 and "--margins expects" in err and err.count("\n") == 1
+
+
+def test_sweep_render_only_with_nothing_finished_says_so_and_writes_nothing(tmp_path, capsys):
+    docs, figure = tmp_path / "polarity.md", tmp_path / "p.png"
+    code, _, err = run_cli(capsys, "sweep", "polarity-st", "--base", "nope,,,", "--data", "mr", "--render-only",
+                           "--output", str(tmp_path / "sweep"), "--docs", str(docs), "--figure", str(figure))
+    assert code == 2 and "no finished configuration under" in err and err.count("\n") == 1
+    assert not docs.exists() and not figure.exists()

@@ -127,12 +127,12 @@ def _relative(path: Path, start: Path) -> str:
     return os.path.relpath(path.resolve(), start.resolve())
 
 
-def render(output: Path, docs: Path, figure: Path) -> None:
+def render(output: Path, docs: Path, figure: Path) -> int:
     """Replace the generated block of `docs` (between the markers) with Tables 5/6 from `output`, and draw
-    the scatter to `figure`."""
+    the scatter to `figure`; the number of configurations rendered (0: nothing written)."""
     records = load_records(output)
     if not records:
-        return
+        return 0
     scatter(records, figure)
     commits = sorted({r["git_commit"] or "unknown" for r in records})
     block = "\n\n".join([
@@ -150,3 +150,4 @@ def render(output: Path, docs: Path, figure: Path) -> None:
         text = text.rstrip() + f"\n\n{BEGIN}\n{END}\n"
     head, rest = text.split(BEGIN, 1)
     atomic_write_text(Path(docs), head + block + rest.split(END, 1)[1])
+    return len(records)

@@ -12,13 +12,14 @@ untouched base: the tables' first row) and, when asked for, a `setfit` point (th
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sentibench.core.errors import BenchError
 from sentibench.models.polarity.losses import LOSSES, loss_spec
-from sentibench.training.methods import Configuration, Services, recipe_hash
+from sentibench.training.methods import SWEEP_RECORD, Configuration, Services, recipe_hash
 from sentibench.training.options import parse_option_pairs
 
 BASELINES = ("reference", "setfit")
@@ -70,9 +71,12 @@ def parse_margins(text: str) -> list[float] | str:
     if text in ("paper", "default"):
         return text
     try:
-        return [float(part) for part in text.split(",") if part.strip()]
+        margins = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise BenchError(f"--margins expects 'paper', 'default' or numbers like 0.1,0.5; got '{text}'") from None
+        margins = []
+    if not margins or not all(math.isfinite(m) and m >= 0 for m in margins):
+        raise BenchError(f"--margins expects 'paper', 'default' or non-negative numbers like 0.1,0.5; got {text!r}")
+    return margins
 
 
 def grid(bases: list[str], datasets: list[str], losses: list[str], margins: list[float] | str = "paper",
@@ -134,7 +138,9 @@ def command(args: argparse.Namespace, services: Services) -> int:
     output = Path(args.output)
     if not args.render_only:
         services.sweep([point.configuration() for point in points], output, device=args.device)
-    render(output, Path(args.docs), Path(args.figure))
+    if not render(output, Path(args.docs), Path(args.figure)):
+        raise BenchError(f"no finished configuration under {output} ({SWEEP_RECORD} files): nothing to render; "
+                         "run the sweep without --render-only first")
     print(f"{len(points)} configuration(s) {'listed' if args.render_only else 'done'} under {output}; tables in "
           f"{args.docs}, scatter {args.figure}", file=sys.stderr)
     return 0
