@@ -225,7 +225,8 @@ def _extra_file(folder: Path) -> None:
     (_limit, f"{TASK}: a smoke run (--limit 8); rerun without --limit"),
     (_dirty, f"{TASK}: made from a tree with uncommitted changes"),
     (_missing_task, f"{TASK}: no result (required)"),
-    (_edit_card(lambda card: card.update(trust_remote_code=True)), "card: 'trust_remote_code' is not allowed"),
+    (_edit_card(lambda card: card.update(trust_remote_code=True)),  # safe: a hostile card, expected refused
+     "card: 'trust_remote_code' is not allowed"),
     (_pickle_checkpoint, "pickle weights only, which sentibench never loads (no .safetensors); convert them once"),
     (_edit_card(lambda card: card.update(checkpoint="/etc")), "card: checkpoint '/etc' lies outside"),
     (_edit_card(lambda card: card.update(checkpoint="../../..")), "lies outside"),
