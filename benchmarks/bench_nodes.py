@@ -57,7 +57,9 @@ def cluster_processes(tag: str) -> list:
     return list(found.values())
 
 
-def stop_cluster(tag: str) -> None:
+def stop_cluster(tag: str) -> int:
+    """SIGKILL every process whose marker starts with `tag` (a whole cluster, or one node given its own full
+    marker: a machine lost, not a clean shutdown); how many there were."""
     import psutil
 
     processes = cluster_processes(tag)
@@ -67,6 +69,7 @@ def stop_cluster(tag: str) -> None:
         except psutil.NoSuchProcess:
             pass
     psutil.wait_procs(processes, timeout=10)
+    return len(processes)
 
 
 def start_cluster(nodes: int, root: Path, env: dict[str, str], tag: str) -> str:

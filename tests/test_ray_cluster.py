@@ -24,7 +24,10 @@ from sentibench.results.task_result import comparable_results
 from sentibench.tasks.base import Evaluation, Task
 
 TESTS = Path(__file__).resolve().parent
-MARKER = "SENTIBENCH_TEST_RAY_NODE"  # in every process of a node: which node it is
+BENCHMARKS = TESTS.parent / "benchmarks"  # the local-cluster helpers are the node benchmark's (bench_nodes.py)
+sys.path.insert(0, str(BENCHMARKS))
+from bench_nodes import MARKER, free_port, stop_cluster  # noqa: E402
+
 MODELS = ("random", "bow-tfidf-svd", "all-minilm-l6-v2")  # three jobs: one per node's CPU
 PACE_S = 1.5  # per item: four items make a job of ~6 s, long enough to stop a node during it
 
@@ -64,43 +67,6 @@ class Paced(Task):
         return self.inner.evaluate(encoder, context)
 
 
-def node_processes(marker: str) -> list:
-    """Every process whose environment carries this node marker, and their descendants: workers and
-    agents rename themselves over their command line and environment, so they are found as the raylet's
-    children."""
-    import psutil
-
-    found: dict[int, psutil.Process] = {}
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARKER) == marker:
-                found[process.pid] = process
-                found |= {child.pid: child for child in process.children(recursive=True)}
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return list(found.values())
-
-
-def stop_node(marker: str) -> int:
-    """SIGKILL every process of one node (a machine lost, not a clean shutdown); how many there were."""
-    import psutil
-
-    processes = node_processes(marker)
-    for process in processes:
-        try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(processes, timeout=10)
-    return len(processes)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @dataclass
 class Cluster:
     address: str
@@ -117,7 +83,7 @@ def cluster():
     token.write_text(uuid.uuid4().hex + uuid.uuid4().hex)
     base = {key: value for key, value in os.environ.items() if key != "RAY_AUTH_MODE"}
     base |= {"RAY_AUTH_TOKEN_PATH": str(token), "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false",
-             "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+             "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), str(BENCHMARKS), os.environ.get("PYTHONPATH")]))}
     tag = uuid.uuid4().hex[:8]
     markers = {name: f"{tag}-{name}" for name in ("head", "worker-1", "worker-2")}
     port = free_port()
@@ -136,7 +102,7 @@ def cluster():
         yield Cluster(address, base, markers)
     finally:
         for marker in markers.values():
-            stop_node(marker)
+            stop_cluster(marker)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -191,7 +157,7 @@ def test_results_equal_the_local_executor_and_survive_a_lost_worker_node(cluster
         assert driver.poll() is None, driver.communicate()
         time.sleep(0.1)
     (running,) = [line.split()[1] for line in log.read_text().splitlines() if line.startswith(lost)]
-    assert stop_node(lost) >= 2, "the node's raylet and its worker were stopped"
+    assert stop_cluster(lost) >= 2, "the node's raylet and its worker were stopped"
     finish(driver)
     assert comparable_results(tmp_path / "lost") == comparable_results(tmp_path / "local")
     evaluated = [line.split() for line in log.read_text().splitlines()]
