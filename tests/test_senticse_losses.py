@@ -119,9 +119,10 @@ def test_polar_flip_delta_keeps_only_positive_negative_swaps_and_mean_kept_avera
     assert PolarityMaskedLMLoss(POLARITY, "mean", "polar-flip")(logits, originals).item() == pytest.approx(nll / 2)
 
 
-def reference_logit_weighted_loss(p, pp, n, nn_, tau, positive_w, hard_w, in_batch_w):
+def reference_logit_weighted_loss(p, pp, n, nn_, tau, positive_w, hard_w, in_batch_w, negative_anchor="n"):
     """The authors' formulation by hand: log-weights added to the logits (positive, own hard negative j = i,
-    other in-batch negatives j != i), cross-entropy on the positive; L_pos + L_neg averaged over anchors."""
+    other in-batch negatives j != i), cross-entropy on the positive; L_pos + L_neg averaged over anchors.
+    L_neg's anchor is n_i (eq. 6) or n_i+ (their code: sim(z4, z3) against sim(z4, z2_j))."""
     p, pp, n, nn_ = (x.tolist() for x in (p, pp, n, nn_))
 
     def term(anchor, partner, negatives, i):
@@ -130,7 +131,8 @@ def reference_logit_weighted_loss(p, pp, n, nn_, tau, positive_w, hard_w, in_bat
                            for j in range(len(negatives)))
         return -math.log(top / bottom)
 
-    return sum(term(p, pp, n, i) + term(n, nn_, pp, i) for i in range(len(p))) / len(p)
+    anchor, partner = (n, nn_) if negative_anchor == "n" else (nn_, n)
+    return sum(term(p, pp, n, i) + term(anchor, partner, pp, i) for i in range(len(p))) / len(p)
 
 
 @pytest.mark.parametrize("weights", [(0.0, 1.0, 0.5), (0.0, 0.0, 0.0), (0.3, -1.0, 0.2)])
@@ -142,6 +144,28 @@ def test_logit_weighted_negatives_match_the_reference(weights):
                                     in_batch_log_weight=in_batch_w)
     expected = reference_logit_weighted_loss(p, pp, n, nn_, 0.5, positive_w, hard_w, in_batch_w)
     assert loss(p, pp, n, nn_).item() == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize(("weighting", "alpha", "hard_w"), [("multiply", 1.0, 0.0), ("add-to-logits", 0.7, 0.7)])
+def test_negative_term_anchored_on_n_plus_matches_the_reference(weighting, alpha, hard_w):
+    generator = torch.Generator().manual_seed(5)
+    p, pp, n, nn_ = (torch.randn(4, 3, generator=generator) for _ in range(4))
+    anchored = QuadrupleContrastiveLoss(0.5, alpha=alpha, weighting=weighting, negative_anchor="n-plus")
+    expected = reference_logit_weighted_loss(p, pp, n, nn_, 0.5, 0.0, hard_w, 0.0, negative_anchor="n-plus")
+    assert anchored(p, pp, n, nn_).item() == pytest.approx(expected, rel=1e-5)
+    as_printed = QuadrupleContrastiveLoss(0.5, alpha=alpha, weighting=weighting)(p, pp, n, nn_).item()
+    assert abs(as_printed - expected) > 1e-3  # the anchor changes the negatives, so the loss
+
+
+def test_negative_anchor_changes_only_which_similarities_are_negatives_on_a_hand_derived_batch():
+    # one quadruple, tau = 1, unit vectors: s(n, n+) = 0.6 either way; s(n, p+) = 0 but s(n+, p+) = 0.8.
+    # anchor n:  -log(e^0.6 / (e^0.6 + e^0))   anchor n+: -log(e^0.6 / (e^0.6 + e^0.8))
+    pp, n, nn_ = torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.0]]), torch.tensor([[0.8, 0.6]])
+    for anchor, negative in (("n", 0.0), ("n-plus", 0.8)):
+        loss = QuadrupleContrastiveLoss(1.0, terms=("neg",), negative_anchor=anchor)(pp, pp, n, nn_).item()
+        assert loss == pytest.approx(math.log(1 + math.exp(negative - 0.6)), rel=1e-6)
+    with pytest.raises(ValueError, match="negative_anchor"):
+        QuadrupleContrastiveLoss(1.0, negative_anchor="p")
 
 
 def test_alpha_zero_with_zero_log_weights_is_plain_infonce_on_a_hand_derived_batch():

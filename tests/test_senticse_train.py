@@ -88,8 +88,8 @@ def test_paper_preset_is_table_11_with_the_authors_weighting_and_masking():
         128, 64, 1e-5, 20_000, "cls", 0.05, 0.15, 1.0, 0.1, 500)
     assert paper.sentence_terms == ("pos", "neg")
     assert (paper.negative_weighting, paper.positive_log_weight, paper.in_batch_log_weight, paper.word_delta,
-            paper.word_reduction, paper.masked_sentences) == ("add-to-logits", 0.0, 0.5, "polar-flip", "mean-kept",
-                                                              "all")
+            paper.word_reduction, paper.masked_sentences, paper.negative_anchor) == (
+        "add-to-logits", 0.0, 0.5, "polar-flip", "mean-kept", "all", "n-plus")
 
 
 def test_cpu_preset_keeps_the_choices_its_committed_cards_were_trained_with():
@@ -98,15 +98,25 @@ def test_cpu_preset_keeps_the_choices_its_committed_cards_were_trained_with():
                    "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25, "word_reduction": "mean",
                    "sentence_terms": ("pos", "neg"), "log_every": 25, "negative_weighting": "multiply",
                    "positive_log_weight": 0.0, "in_batch_log_weight": 0.0, "word_delta": "any-change",
-                   "masked_sentences": "anchors"}
+                   "masked_sentences": "anchors", "negative_anchor": "n"}
 
 
 def test_new_options_are_typed_and_checked():
     config = resolve_config("cpu", {"negative_weighting": "add-to-logits", "alpha": "0", "word_delta": "polar-flip",
-                                    "masked_sentences": "all", "word_reduction": "mean-kept"})
-    assert (config.negative_weighting, config.alpha, config.masked_sentences) == ("add-to-logits", 0.0, "all")
+                                    "masked_sentences": "all", "word_reduction": "mean-kept",
+                                    "negative_anchor": "n-plus"})
+    assert (config.negative_weighting, config.alpha, config.masked_sentences, config.negative_anchor) == (
+        "add-to-logits", 0.0, "all", "n-plus")
     with pytest.raises(BenchError, match="choose one of any-change, polar-flip"):
         resolve_config("cpu", {"word_delta": "flip"})
+
+
+def test_negative_anchor_option_reaches_the_sentence_loss(tiny_bert):
+    encoder = TransformerEncoder.from_pretrained(tiny_bert, pooling="mean", device="cpu")
+    config = resolve_config("cpu", {"negative_anchor": "n-plus", "lambda_w": "0"})
+    assert build_objective(encoder, config, None).sentence.get_config_dict()["negative_anchor"] == "n-plus"
+    with pytest.raises(BenchError, match="choose one of n, n-plus"):
+        resolve_config("cpu", {"negative_anchor": "p"})
 
 
 def test_masked_sentences_all_masks_the_four_sentences_of_each_quadruple(tiny_bert, lexicon):

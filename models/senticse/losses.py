@@ -21,6 +21,10 @@ times alpha (log alpha added to its logit; alpha > 0). `"add-to-logits"` adds lo
 the authors' code (and SimCSE's `hard_negative_weight`) does: `positive_log_weight` to the positive,
 alpha to the anchor's own hard negative (j = i) and `in_batch_log_weight` to the other in-batch negatives;
 alpha = 0 (Table 14's first row) is then an unweighted hard negative.
+
+L_neg's anchor (`negative_anchor`): `"n"` is eq. 6 as printed (anchor n_i, partner n_i+, negatives
+s(n_i, p_j+)); `"n-plus"` anchors it on n_i+ with partner n_i, so the negatives are s(n_i+, p_j+), as the
+authors' code does (`sim(z4, z2)`). The positive logit is the same either way (cosine is symmetric).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ SENTENCE_TERMS = ("pos", "neg")
 WORD_REDUCTIONS = ("sum", "mean", "mean-kept")
 WORD_DELTAS = ("any-change", "polar-flip")
 NEGATIVE_WEIGHTINGS = ("multiply", "add-to-logits")
+NEGATIVE_ANCHORS = ("n", "n-plus")
 
 SENTICSE_CITATION = """@inproceedings{kim-etal-2024-senticse,
     title = "{S}enti{CSE}: A Sentiment-aware Contrastive Sentence Embedding Framework with Sentiment-guided
@@ -90,20 +95,25 @@ class PolarityMaskedLMLoss(torch.nn.Module):
 
 
 class QuadrupleContrastiveLoss(torch.nn.Module):
-    """Eq. 5-7 with weighted in-batch negatives (`weighting`, see the module docstring) and temperature tau."""
+    """Eq. 5-7 with weighted in-batch negatives (`weighting`), L_neg anchored on n or n+ (`negative_anchor`;
+    see the module docstring) and temperature tau."""
 
     def __init__(self, temperature: float = 0.05, alpha: float = 1.0,
                  terms: tuple[str, ...] = SENTENCE_TERMS, weighting: str = "multiply",
-                 positive_log_weight: float = 0.0, in_batch_log_weight: float = 0.0) -> None:
+                 positive_log_weight: float = 0.0, in_batch_log_weight: float = 0.0,
+                 negative_anchor: str = "n") -> None:
         super().__init__()
         if not terms or any(term not in SENTENCE_TERMS for term in terms):
             raise ValueError(f"terms must be a non-empty subset of {SENTENCE_TERMS}, not {terms!r}")
         if weighting not in NEGATIVE_WEIGHTINGS:
             raise ValueError(f"weighting must be one of {NEGATIVE_WEIGHTINGS}, not {weighting!r}")
+        if negative_anchor not in NEGATIVE_ANCHORS:
+            raise ValueError(f"negative_anchor must be one of {NEGATIVE_ANCHORS}, not {negative_anchor!r}")
         if weighting == "multiply" and alpha <= 0:
             raise ValueError("alpha must be positive when it multiplies the negatives")
         self.temperature, self.alpha, self.terms, self.weighting = temperature, alpha, tuple(terms), weighting
         self.positive_log_weight, self.in_batch_log_weight = positive_log_weight, in_batch_log_weight
+        self.negative_anchor = negative_anchor
 
     def _log_weights(self, n: int, device: torch.device) -> tuple[float, torch.Tensor]:
         """(added to the positive logit, [n, n] added to the negatives' logits; row i, column j)."""
@@ -127,13 +137,14 @@ class QuadrupleContrastiveLoss(torch.nn.Module):
         if "pos" in self.terms:
             total = total + self._term(p, p_plus, n)
         if "neg" in self.terms:
-            total = total + self._term(n, n_plus, p_plus)
+            anchor, partner = (n, n_plus) if self.negative_anchor == "n" else (n_plus, n)
+            total = total + self._term(anchor, partner, p_plus)
         return total.mean()
 
     def get_config_dict(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "alpha": self.alpha, "terms": list(self.terms),
                 "weighting": self.weighting, "positive_log_weight": self.positive_log_weight,
-                "in_batch_log_weight": self.in_batch_log_weight}
+                "in_batch_log_weight": self.in_batch_log_weight, "negative_anchor": self.negative_anchor}
 
     @property
     def citation(self) -> str:

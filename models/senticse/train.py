@@ -81,6 +81,7 @@ class Config:
     in_batch_log_weight: float = 0.0   # add-to-logits only: added to the other in-batch negatives' logits
     word_delta: Literal["any-change", "polar-flip"] = "any-change"
     masked_sentences: Literal["anchors", "all"] = "anchors"  # which sentences of a quadruple carry L_w
+    negative_anchor: Literal["n", "n-plus"] = "n"  # L_neg's anchor: eq. 6's n_i, or n_i+ (see `losses`)
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0, max_grad_norm=None,
@@ -92,7 +93,7 @@ PRESETS: dict[str, Config] = {
     "paper": Config(max_length=128, batch_size=64, lr=1e-5, steps=20_000, pooling="cls", temperature=0.05,
                     lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=500, word_reduction="mean-kept",
                     negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
-                    word_delta="polar-flip", masked_sentences="all"),
+                    word_delta="polar-flip", masked_sentences="all", negative_anchor="n-plus"),
     "cpu": Config(max_length=48, batch_size=8, lr=1e-4, steps=150, pooling=None, temperature=0.05,
                   lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=25, word_reduction="mean"),
 }
@@ -148,7 +149,7 @@ class Objective:
 def build_objective(encoder: TransformerEncoder, config: Config, lexicon: dict[str, int] | None) -> Objective:
     sentence = QuadrupleContrastiveLoss(config.temperature, config.alpha, config.sentence_terms,
                                         config.negative_weighting, config.positive_log_weight,
-                                        config.in_batch_log_weight)
+                                        config.in_batch_log_weight, config.negative_anchor)
     if config.lambda_w == 0:
         return Objective(sentence, None, None, None)
     if encoder.tokenizer.mask_token_id is None:
