@@ -201,13 +201,15 @@ def test_seed_comparison_scores_test_once_per_run_and_resumes(tiny_card, fixture
     assert main(["sifter-lstm", "classify", *argv]) == 0
 
 
-def test_the_simcse_control_keeps_sifters_dropout_unless_told_and_the_card_is_unchanged():
+def test_the_simcse_control_keeps_sifters_dropout_unless_told_and_so_does_the_card():
     from sentibench.models import get_card
 
     for preset in ("cpu", "paper"):
         sifter = simcse.resolve_config(preset, {})
         control = simcse.resolve_config(preset, {"variant": "simcse"})
         assert control == dataclasses.replace(sifter, variant="simcse")  # only the positives differ
-    card = get_card("simcse-unsup-minilm")  # the committed control: SimCSE's own dropout, results as committed
-    assert card.recipe["options"] == {"variant": "simcse", "dropout": 0.1}
-    assert simcse.resolve_config("cpu", card.recipe["options"]).dropout == 0.1
+    card, sifter_card = get_card("simcse-unsup-minilm"), get_card("sifter-simcse-minilm")
+    assert card.recipe["options"] == {"variant": "simcse"}  # revision r3: the control differs only in its positives
+    assert simcse.resolve_config("cpu", card.recipe["options"]) == dataclasses.replace(
+        simcse.resolve_config("cpu", sifter_card.recipe.get("options", {})), variant="simcse")
+    assert simcse.resolve_config("cpu", card.recipe["options"]).dropout == 0.15

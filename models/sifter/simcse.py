@@ -1,8 +1,7 @@
 """`bench train sifter-simcse`: SIFTER-SimCSE (Yu et al., §3, §5.4) and, as `variant=simcse`, its control,
 unsupervised SimCSE (Gao et al. 2021): the same data, encoder, loop and selection. With the presets' dropout
-(0.15, SIFTER's §6.2 best) only the positives differ; the packaged control card `simcse-unsup-minilm` also
-sets `dropout=0.1` (SimCSE's own best), so its gap to `sifter-simcse-minilm` mixes two changes
-(docs/sifter.md).
+(0.15, SIFTER's §6.2 best) only the positives differ, as in the packaged control card `simcse-unsup-minilm`
+(revision r3; r2 set SimCSE's own 0.1, so its gap to `sifter-simcse-minilm` mixed two changes; docs/sifter.md).
 
 - `variant=sifter`: each sentence X is encoded with its two positives Y+ (X + backbone) and Z+ (X minus
   articles and conjunctions, `positives.py`), dropout on, and eq. 2 (`losses.SifterLoss`) is minimised.
