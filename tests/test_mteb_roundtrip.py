@@ -196,8 +196,10 @@ def test_stsb_inside_mteb_scores_test_only_and_equals_bench_run_without_the_cach
     (result,) = mteb.evaluate(get_model(str(word_model), use_cache=False), tasks=[task], cache=None,
                               show_progress_bar=False).task_results
     assert list(result.scores) == ["test"]  # dev is not averaged in: mteb's main score is bench's
-    assert result.get_score() == pytest.approx(ours.main_score(), abs=1e-6)
+    # 0.3520461 by bench, 0.3520467 inside mteb here: the two encode in different batches, and float
+    # rounding of padded batches (1e-7 in a vector) moves near-tied pairs; a different encoder moves it by far more
+    assert result.get_score() == pytest.approx(ours.main_score(), abs=1e-5)
     pearson = ours.scores["test"][0].to_json()["cosine_pearson"]
-    assert result.scores["test"][0]["cosine_pearson"] == pytest.approx(pearson, abs=1e-6)
+    assert result.scores["test"][0]["cosine_pearson"] == pytest.approx(pearson, abs=1e-5)
     assert ours.main_score() > 0.2  # vectors that vary with the words (a model reading [UNK]s scores ~0.07)
     assert cached_files() == before

