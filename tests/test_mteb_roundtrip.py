@@ -203,3 +203,26 @@ def test_stsb_inside_mteb_scores_test_only_and_equals_bench_run_without_the_cach
     assert result.scores["test"][0]["cosine_pearson"] == pytest.approx(pearson, abs=1e-5)
     assert ours.main_score() > 0.2  # vectors that vary with the words (a model reading [UNK]s scores ~0.07)
     assert cached_files() == before
+
+
+def test_a_fine_tuning_task_is_typed_for_its_results_but_not_run_by_mteb():
+    from sentibench.core.errors import BenchError
+    from sentibench.mteb import register_with_mteb
+
+    register_with_mteb()
+    task = mteb.get_task("fewshot-senticse-k1-mr")
+    assert task.metadata.type == "Classification" and task.eval_splits == ["test"]
+    with pytest.raises(BenchError, match="bench run"):
+        task._evaluate_subset(None, None, hf_split="test", hf_subset="default")
+
+
+def test_registering_never_replaces_a_task_of_mtebs_own(monkeypatch):
+    from mteb.get_tasks import _TASKS_REGISTRY
+
+    from sentibench.core.errors import BenchError
+    from sentibench.mteb import register_with_mteb
+
+    monkeypatch.setitem(_TASKS_REGISTRY, "sgts-mr", _TASKS_REGISTRY["STSBenchmark"])  # as if mteb had one
+    with pytest.raises(BenchError, match="mteb has a task of its own called 'sgts-mr'"):
+        register_with_mteb()
+    assert _TASKS_REGISTRY["sgts-mr"] is _TASKS_REGISTRY["STSBenchmark"]
