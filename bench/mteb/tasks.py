@@ -10,13 +10,18 @@
   own `evaluate` on the mteb model's embeddings. Fine-tuning few-shot tasks (they need torch weights) and
   the geometry tasks (no MTEB task type fits them) stay sentibench-only.
 
-mteb keeps its task registry private (`mteb.get_tasks._TASKS_REGISTRY`, filled at import from
-`mteb.tasks`), with no public way to add to it: `mteb.get_task("sgts-mr")` fails, and whatever looks a
-result's task up by name (`TaskResult.task`, task types, `get_aggregated_scores()` without a benchmark) raises
-KeyError for our tasks. What works without touching mteb's internals: pass the task objects from
-`get_tasks()` to `mteb.evaluate` and to `ResultCache.load_results(tasks=..., validate_and_filter=True)`, and
-read scores per task (`BenchmarkResults.to_dataframe()`, `TaskResult.get_score()`). The supported route to
-aggregation by task type is to contribute the tasks, with their data on the Hub, to mteb itself.
+Inside mteb each task scores bench's main split only (`eval_splits[0]`, the split `bench run` reports as
+main score): mteb's main score is the mean over a task's eval splits, so STS-B would otherwise average
+test and dev. Our other splits stay in `bench run`'s results.
+
+mteb looks tasks up by name in its task registry (`mteb.get_tasks._TASKS_REGISTRY`, filled at import from
+`mteb.tasks`, with no public way to add to it): `TaskResult.task`, task types, `get_aggregated_scores()`,
+`Benchmark.get_score()` and the summary table behind `get_benchmark_result()` all go through it.
+`register_with_mteb()` adds our task classes (seed 0, the committed results' seed) under their own names,
+never replacing one of mteb's. A fine-tuning task is registered with its type for reading results only
+(mteb cannot fine-tune); the geometry tasks, with no MTEB task type, are not registered (nor exported).
+`get_tasks()` and `benchmark.sentibench_benchmark()` call it. The dict is private to mteb, so
+tests/test_mteb.py checks aggregation against the pinned mteb.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from sentibench.tasks.base import EvalContext, Task
 
 
 def mteb_metadata(task: Task):
-    """A `mteb.TaskMetadata` for one of our tasks; the dataset "revision" names our dataset recipe."""
+    """A `mteb.TaskMetadata` for one of our tasks; the dataset "revision" names our dataset recipe, and the
+    only eval split is bench's main split (see the module docstring)."""
     from mteb import TaskMetadata
 
     from sentibench.data import get_spec
@@ -41,7 +47,7 @@ def mteb_metadata(task: Task):
                                     f"(sentibench protocol version {task.metadata.version}).",
         dataset={"path": f"sentibench/{spec.name}", "revision": f"{spec.name}-r{spec.recipe}"},
         type=task.metadata.mteb_type, category="t2t", modalities=["text"],
-        eval_splits=list(task.metadata.eval_splits), eval_langs=["eng-Latn"], main_score=task.metadata.main_score,
+        eval_splits=[task.metadata.eval_splits[0]], eval_langs=["eng-Latn"], main_score=task.metadata.main_score,
         license="not specified", dialect=[], sample_creation="found", bibtex_citation=spec.citation or "",
         is_public=True)
 
@@ -70,7 +76,7 @@ def _sts_class(task: Task, seed: int) -> type:
 
     def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
         if not self.data_loaded:
-            self.dataset = DatasetDict({s: _pairs_dataset(task, s, seed) for s in task.metadata.eval_splits})
+            self.dataset = DatasetDict({s: _pairs_dataset(task, s, seed) for s in self.metadata.eval_splits})
             self.data_loaded = True
 
     scale = (0, 1) if task.metadata.type == "SgTS" else (0, 5)
@@ -102,6 +108,9 @@ def _protocol_base() -> type:
         def _evaluate_subset(self, model, data_split, *, hf_split: str, hf_subset: str, **kwargs: Any) -> dict:
             from sentibench.embed.mteb_model import MtebModelEncoder
 
+            if self.sentibench_task.metadata.fine_tunes:
+                raise BenchError(f"task '{self.metadata.name}' fine-tunes the model, which mteb cannot do; "
+                                 "run it with `bench run` (mteb reads its results)")
             encoder = MtebModelEncoder(model, self.metadata)
             evaluation = self.sentibench_task.run(encoder, EvalContext(seed=self.pair_seed,
                                                                             model_name=encoder.name))
@@ -129,10 +138,38 @@ def mteb_task_class(task: Task, seed: int = 0) -> type | None:
     return _protocol_class(task, seed)
 
 
+def register_with_mteb() -> None:
+    """Every sentibench task with an mteb form, in mteb's task registry under its own name (seed 0), so that
+    mteb's lookups by task name find it (a task registered again, e.g. over new data, replaces its old class);
+    a name mteb already gives to a task of its own is an error."""
+    require_mteb()
+    from mteb.get_tasks import _TASKS_REGISTRY
+
+    from sentibench.tasks.registry import all_tasks
+
+    for task in all_tasks().values():
+        known = _TASKS_REGISTRY.get(task.name)
+        if known is not None and not hasattr(known, "sentibench_task"):
+            raise BenchError(f"mteb has a task of its own called '{task.name}'; rename the sentibench task")
+        if known is not None and known.sentibench_task is task:
+            continue
+        cls = _typed_class(task)
+        if cls is not None:
+            _TASKS_REGISTRY[task.name] = cls
+
+
+def _typed_class(task: Task) -> type | None:
+    """The class mteb finds a task's results by: its mteb form; for a fine-tuning task, which mteb cannot
+    run, a protocol class that carries its type and refuses to evaluate; None without an MTEB task type."""
+    if task.metadata.mteb_type is None:
+        return None
+    return _protocol_class(task, 0) if task.metadata.fine_tunes else mteb_task_class(task)
+
+
 def get_tasks(names: list[str] | None = None, seed: int = 0) -> list:
     """mteb task objects for sentibench task or group names (default: every task with an mteb form); `seed`
     draws SgTS pairs and other protocols' samples exactly as `bench run --seed` does."""
-    require_mteb()
+    register_with_mteb()
     from sentibench.tasks.registry import all_tasks, resolve
 
     chosen = resolve(names) if names else list(all_tasks().values())
