@@ -350,7 +350,7 @@ def overview_tables(overview: Overview) -> list[str]:
     else:
         parts.append("None.")
     if overview.not_run:
-        parts.append(f"\n### Cards without results here ({len(overview.not_run)})\n")
+        parts.append(f"\n### Cards that cannot run here ({len(overview.not_run)})\n")
         parts.extend(f"- `{name}`: {why}" for name, why in overview.not_run)
     return parts
 

@@ -59,7 +59,7 @@ class Overview:
     required: int                                  # size of the required suite
     ranked: list[OverviewRow]                      # full coverage, best first
     partial: list[OverviewRow]                     # the rest, most coverage first
-    not_run: list[tuple[str, str]]                 # (card, why it has no results here)
+    not_run: list[tuple[str, str]]                 # (hub-only card without results, why it cannot run here)
 
 
 def required_groups() -> dict[str, list[str]]:
@@ -112,8 +112,10 @@ def _rank(rows: list[OverviewRow], groups: list[str], greater_is_better: dict[st
         row.rank = sum(ranks[index]) / len(ranks[index]) if ranks[index] else None
 
 
-def _not_run(models_with_results: set[str]) -> list[tuple[str, str]]:
-    """Packaged cards with no result here, and why: hub-only weights, or simply not run yet."""
+def _hub_only(models_with_results: set[str]) -> list[tuple[str, str]]:
+    """Packaged cards without results here whose weights only the Hugging Face Hub has (a trained card
+    whose base is such a card too): they cannot run offline, so the board lists them instead of leaving
+    them out silently."""
     from sentibench.models.cards import packaged_cards
 
     cards = packaged_cards()
@@ -127,8 +129,7 @@ def _not_run(models_with_results: set[str]) -> list[tuple[str, str]]:
         return bool(card.hub_id) and not (card.registry or card.package or card.checkpoint)
 
     return [(name, "hub-only: its weights come from the Hugging Face Hub, not a pinned package; cannot run "
-                   "offline here" if hub_only(name) else "no results yet: `bench run -m " + name + " -t required`")
-            for name in sorted(set(cards) - models_with_results)]
+                   "offline here") for name in sorted(set(cards) - models_with_results) if hub_only(name)]
 
 
 def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, str]) -> Overview:
@@ -151,4 +152,4 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     partial.sort(key=lambda row: (-row.covered, row.model))
     names = {r.provenance.model.name for results in by_model.values() for r in results.values()
              if r.provenance.model is not None}
-    return Overview(groups, len(required), ranked, partial, _not_run(names))
+    return Overview(groups, len(required), ranked, partial, _hub_only(names))
