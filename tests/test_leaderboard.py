@@ -186,3 +186,19 @@ def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tm
     assert "<td>34.00</td>" in row and "paired bootstrap over 4 sentences" in row  # 37 - 3, on the same units
     assert "no unit values stored" in comparison.split('<tr data-task="probe-mr">')[1].split("</tr>")[0]
     assert "No base" in (tmp_path / "site" / "models" / "minilm.html").read_text()
+
+
+def test_group_means_cached_by_file_bytes_and_a_bad_cache_entry_is_recomputed(results):
+    import json
+
+    from sentibench.core.paths import cache_dir
+
+    cache = cache_dir() / "leaderboard-group-means.json"
+    cache.unlink(missing_ok=True)
+    first = render(results)
+    entries = json.loads(cache.read_text())
+    assert len(entries) == 3 * 4 + 1, "one entry per (model, complete group)"
+    cache.write_text(json.dumps({key: {"mean": "NaN", "low": None, "high": None, "method": "?"} for key in entries}))
+    assert render(results) == first, "a malformed entry is recomputed, never shown"
+    write(results, "tuned", "probe-mr", 0.5)  # the file changed: its group is recomputed, not read back
+    assert "| 1.50   | minilm" in render(results)

@@ -12,11 +12,14 @@ coverage, unranked.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
 
 HEADLINE = "sgts"  # the benchmark's headline group: first in every listing
@@ -100,6 +103,62 @@ def group_mean(results: list[TaskResult]) -> GroupMean:
     return GroupMean(float(scores.mean()), float(scores.mean()) - half, float(scores.mean()) + half, NORMAL)
 
 
+def _valid(entry: object) -> bool:
+    """A cached group mean read back: the four fields, finite numbers (bounds may be null), a known method."""
+    def number(value: object) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
+
+    return (isinstance(entry, dict) and set(entry) == {"mean", "low", "high", "method"}
+            and number(entry["mean"]) and entry["method"] in (BOOTSTRAP, NORMAL)
+            and all(entry[k] is None or number(entry[k]) for k in ("low", "high")))
+
+
+class _CachedMeans:
+    """`group_mean`, remembered in the cache by the sha256 of its results' JSON and unit-value bytes (a group
+    mean is a pure function of those files: the bootstrap is seeded), so a re-render only bootstraps the
+    groups whose files changed. A missing, unreadable or malformed cache entry is recomputed."""
+
+    FILE = "leaderboard-group-means.json"
+
+    def __init__(self) -> None:
+        from sentibench.core.paths import cache_dir
+
+        self.path = cache_dir() / self.FILE
+        try:
+            self.known = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.known = {}
+        self.changed = False
+
+    @staticmethod
+    def _key(results: list[TaskResult]) -> str:
+        from sentibench.evaluation.units import units_path
+
+        digest = hashlib.sha256()
+        for result in results:
+            for path in (result.path, units_path(result.path)):
+                digest.update(path.read_bytes() if path.exists() else b"-")
+        return digest.hexdigest()
+
+    def __call__(self, results: list[TaskResult]) -> GroupMean:
+        key = self._key(results)
+        entry = self.known.get(key) if isinstance(self.known, dict) else None
+        if _valid(entry):
+            return GroupMean(**entry)
+        mean = group_mean(results)
+        if not isinstance(self.known, dict):
+            self.known = {}
+        self.known[key], self.changed = asdict(mean), True
+        return mean
+
+    def save(self) -> None:
+        if self.changed:
+            try:
+                atomic_write_json(self.path, self.known)
+            except (OSError, ValueError):
+                pass  # a read-only cache only costs the next render its speed
+
+
 def _rank(rows: list[OverviewRow], groups: list[str], greater_is_better: dict[str, bool]) -> None:
     """Each row's mean rank over the group columns (ties share the better rank)."""
     ranks: dict[int, list[float]] = defaultdict(list)
@@ -136,13 +195,14 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     """The overview of `by_model` ({row label: {task: result}}, current non-smoke results only)."""
     groups = required_groups()
     required = [task for tasks in groups.values() for task in tasks]
-    rows = []
+    rows, means = [], _CachedMeans()
     for model, results in by_model.items():
         row = OverviewRow(model, kinds[model], sum(task in results for task in required))
         for group, tasks in groups.items():
             if all(task in results and results[task].main_score() is not None for task in tasks):
-                row.means[group] = group_mean([results[task] for task in tasks])
+                row.means[group] = means([results[task] for task in tasks])
         rows.append(row)
+    means.save()
     ranked = [row for row in rows if row.covered == len(required) and len(row.means) == len(groups)]
     partial = [row for row in rows if row not in ranked]
     greater = {group: next((by_model[row.model][tasks[0]].provenance.task.greater_is_better for row in ranked),

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sentibench.report.leaderboard import KINDS, Board
-from sentibench.report.overview import group_mean
 
 STSB = "sts-stsb"
 KIND_COLOURS = {"pretrained": "tab:blue", "trained here": "tab:orange", "baseline": "tab:gray"}
@@ -64,19 +63,19 @@ def _bases(board: Board) -> dict[str, str | None]:
 def panels(board: Board) -> list[Panel]:
     """The two panels' points, from the board's results (module docstring)."""
     groups, bases = board.overview.groups, _bases(board)
+    means = {row.model: row.means for row in board.overview.ranked + board.overview.partial}
     sgts, retrieval = groups.get("sgts", []), groups.get("retrieval", [])
     similarity, polarity = [], []
     for model, results in board.by_model.items():
         kind, base = board.kinds[model], bases[model]
-        if sgts and STSB in results and all(t in results for t in sgts):
-            mean, stsb = group_mean([results[t] for t in sgts]), results[STSB]
+        if "sgts" in means[model] and STSB in results:
+            mean, stsb = means[model]["sgts"], results[STSB]
             ci = stsb.confidence_interval()
             similarity.append(Point(model, kind, base, 100 * stsb.main_score(), 100 * mean.mean,
                                     _interval(ci.low, ci.high) if ci else None, _interval(mean.low, mean.high)))
         scores = [results[t].scores[results[t].main_split][0] for t in retrieval if t in results]
-        if retrieval and len(scores) == len(retrieval) and all(s.metric("semantic_similarity_score") is not None
-                                                               for s in scores):
-            mean = group_mean([results[t] for t in retrieval])
+        if "retrieval" in means[model] and all(s.metric("semantic_similarity_score") is not None for s in scores):
+            mean = means[model]["retrieval"]
             s_mean = sum(s.metric("semantic_similarity_score") for s in scores) / len(scores)
             polarity.append(Point(model, kind, base, 100 * s_mean, 100 * mean.mean, None,
                                   _interval(mean.low, mean.high)))
