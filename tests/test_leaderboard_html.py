@@ -3,7 +3,7 @@ the overview ranks the models with the whole (here: a two-task) required suite, 
 each model and an arrow from a method card's base, what the tables show is checked against the result JSONs,
 a column is sorted, the filters hide what they should, the figure is embedded, a model's page is opened from
 the overview and a score's link leads to its result JSON. Screenshots of the index and of a model page go to
-$SENTIBENCH_ARTIFACTS (CI keeps that folder), else to the test's temporary folder."""
+$SENTIBENCH_ARTIFACTS, else in CI to artifacts/ (kept as CI artifacts), else to the test's temporary folder."""
 
 import os
 import shutil
@@ -28,7 +28,7 @@ MODELS = {  # name -> (provenance model block, kind the page should show)
 SCORES = {("minilm", "sgts-mr"): 0.021, ("tuned", "sgts-mr"): 0.365, ("random", "sgts-mr"): -0.016,
           ("minilm", "probe-mr"): 0.7677, ("tuned", "probe-mr"): 0.8136, ("random", "probe-mr"): 0.4914,
           ("minilm", "sts-stsb"): 0.82, ("tuned", "sts-stsb"): 0.74}
-REQUIRED = {"sgts": ["sgts-mr"], "probe": ["probe-mr"]}  # the required suite these tests use
+SUITE = {"sgts": ["sgts-mr"], "probe": ["probe-mr"]}  # the required suite these tests use
 METRICS = {"sgts": "cosine_spearman", "probe": "accuracy", "sts": "cosine_spearman"}
 
 
@@ -36,11 +36,14 @@ METRICS = {"sgts": "cosine_spearman", "probe": "accuracy", "sts": "cosine_spearm
 def small_suite(monkeypatch):
     from sentibench.report import overview
 
-    monkeypatch.setattr(overview, "required_groups", lambda: dict(REQUIRED))
+    monkeypatch.setattr(overview, "required_groups", lambda: dict(SUITE))
 
 
 def _artifacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("SENTIBENCH_ARTIFACTS") or tmp_path / "artifacts")
+    """Where screenshots go: $SENTIBENCH_ARTIFACTS; in CI (a browser required) the checkout's artifacts/,
+    which .ci/run keeps; else the test's temporary folder."""
+    default = Path(__file__).resolve().parent.parent / "artifacts" if REQUIRED else tmp_path / "artifacts"
+    folder = Path(os.environ.get("SENTIBENCH_ARTIFACTS") or default)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -5,8 +5,9 @@ each column's best, a rank column); `render` writes it as Markdown (`leaderboard
 `sentibench.report.leaderboard_html` as a static web page. Significance: the best score of a column is bold; a
 score not significantly worse than it (the paired test of `bench compare`, two-sided p >= 0.05, on the
 same units; unmarked when the two results cannot be paired) carries a `~`. Rank: each model's rank in
-each column it has (1 = best, ties share the better rank), averaged over those columns; coverage says how
-many columns that is.
+each column (1 = best, ties share the better rank), averaged over the table's columns, and its average
+score, both only for the models that have every column (coverage says how many a model has); the others
+follow unranked. The overview across groups comes first (`report.overview`).
 """
 
 from __future__ import annotations
