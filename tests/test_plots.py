@@ -72,3 +72,27 @@ def test_sgts_vs_fewshot_frozen_alone(tmp_path):
         _write(tmp_path, model, "fewshot-senticse-k1-mr", 0.9)
     gids = sorted(c.get_gid() for c in figure_sgts_vs_fewshot(tmp_path, frozen=True).axes[0].collections)
     assert gids == ["frozen:a@rev", "frozen:b@rev"]
+
+
+def test_polarity_scatter_has_a_legend_per_encoding_and_its_title_inside(tmp_path):
+    from sentibench.models.polarity.report import scatter
+
+    def record(base, loss, margin, p, s):
+        return {"configuration": {"base": base, "data": "mr", "labels": {"loss": loss, "margin": margin}},
+                "scores": {"polarity_score": p, "semantic_similarity_score": s}}
+
+    records = [record("all-minilm-l6-v2", "triplet", 0.1, 0.71, 0.44), record("all-minilm-l6-v2", "reference", None,
+                                                                            0.615, 0.503),
+               record("paraphrase-minilm-l3-v2", "triplet", 0.1, 0.60, 0.47)]
+    figure = scatter(records, tmp_path / "p_vs_s.png")
+    axes = figure.axes[0]
+    points = {c.get_gid(): tuple(c.get_offsets()[0]) for c in axes.collections}
+    assert points == pytest.approx({"all-minilm-l6-v2 / mr|triplet|0.1": (44.0, 71.0),
+                                    "all-minilm-l6-v2 / mr|reference|None": (50.3, 61.5),
+                                    "paraphrase-minilm-l3-v2 / mr|triplet|0.1": (47.0, 60.0)})
+    legends = [child for child in axes.get_children() if child.__class__.__name__ == "Legend"]
+    texts = {legend.get_title().get_text(): [t.get_text() for t in legend.get_texts()] for legend in legends}
+    assert texts == {"colour: loss": ["Reference", "Triplet"],
+                     "shape: base / training data": ["all-minilm-l6-v2 / mr", "paraphrase-minilm-l3-v2 / mr"]}
+    _inside_canvas(figure)
+    assert (tmp_path / "p_vs_s.png").exists()
