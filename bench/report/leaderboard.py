@@ -22,8 +22,6 @@ from tabulate import tabulate
 from sentibench.core.io import atomic_write_json, atomic_write_text
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
-    BOOTSTRAP,
-    NORMAL,
     GroupMean,
     Overview,
     build_overview,
@@ -60,11 +58,13 @@ only N% of them, `(unverified)` when it re-ran none (weights it could not reach)
 
 OVERVIEW = """## Overview
 
-One column per task group of the required suite ({required} tasks; the number of tasks in brackets): the
-mean of the group's main scores x 100, `± h` half the width of its 95% interval ({bootstrap}, each task's
-units resampled independently; few-shot groups, whose tasks hold per-seed scores: {normal}, half-width
-sqrt(sum h_i^2) / n). Only models with the whole required suite are ranked (the mean of their ranks over
-the groups); the others follow apart with their coverage.
+One column per task group of the required suite ({required} tasks; each group's task count in brackets):
+the mean of the group's main scores x 100, `± h` half the width of its 95% interval: a bootstrap of the
+stored unit values (each task's units resampled independently; the percentile interval of the mean of the
+resampled scores), or, where a task has no unit values (few-shot tasks hold per-seed scores), the normal
+approximation from the tasks' intervals (half-width sqrt(sum h_i^2) / n). Only models with the whole
+required suite are ranked (the mean of their ranks over the groups); the others follow apart with their
+coverage.
 """
 
 
@@ -332,7 +332,7 @@ def mean_text(mean: GroupMean | None) -> str:
 def overview_tables(overview: Overview) -> list[str]:
     """The overview as Markdown: the ranked table, the partial-coverage table and the cards not run."""
     groups = [f"{name} ({len(tasks)})" for name, tasks in overview.groups.items()]
-    parts = [OVERVIEW.format(required=overview.required, bootstrap=BOOTSTRAP, normal=NORMAL),
+    parts = [OVERVIEW.format(required=overview.required),
              f"### Full coverage of the required suite ({len(overview.ranked)} models, ranked)\n"]
     if overview.ranked:
         table = [[f"{row.rank:.2f}", row.model, row.kind, *[mean_text(row.means[g]) for g in overview.groups]]
