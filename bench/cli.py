@@ -77,11 +77,17 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
     if not any(Path(args.results).rglob("*.json")):
         raise BenchError(f"no results under '{args.results}'; run `bench run` first (nothing was written)")
+    if args.scatter:
+        from sentibench.report.leaderboard import build
+        from sentibench.report.tradeoff import write_png
+
+        print(f"wrote {write_png(build(Path(args.results)), Path(args.scatter))}", file=sys.stderr)
+        return 0
     if args.html:
         from sentibench.report.leaderboard_html import write_html
 
         page = write_html(Path(args.results), Path(args.html), Path(args.figures) if args.figures else None)
-        print(f"wrote {page}", file=sys.stderr)
+        print(f"wrote {page} and a page per model under {Path(args.html) / 'models'}", file=sys.stderr)
         return 0
     write_leaderboard(Path(args.results), Path(args.output))
     print(f"wrote {args.output}", file=sys.stderr)
@@ -327,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--output", default="leaderboard.md")
     board.add_argument("--html", metavar="SITE", help="write a static web page SITE/index.html instead")
     board.add_argument("--figures", default="docs/figures", help="PNG figures to embed in the web page")
+    board.add_argument("--scatter", metavar="PNG", help="write the trade-off scatter (SgTS and retrieval P "
+                                                        "against STS-B and S) as a PNG instead")
     board.set_defaults(func=cmd_leaderboard)
 
     comparing = sub.add_parser("compare", help="paired comparison of two models' results, task by task")

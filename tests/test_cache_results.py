@@ -90,6 +90,12 @@ def test_result_loads_with_mteb_when_installed(tmp_path):
     assert loaded.task_name == "sgts-mr"
 
 
+def _group_lines(text: str) -> list[str]:
+    """The lines of the per-group tables (after the overview, which `test_leaderboard.py` checks)."""
+    sections = text.split("\n## ")
+    return [line for part in sections[1:] if not part.startswith("Overview") for line in ("## " + part).splitlines()]
+
+
 def test_leaderboard_tables_marks_and_determinism(tmp_path):
     for model, task, score, trained in [("a", "sgts-mr", 0.5, True), ("a", "sgts-imdb", 0.3, False),
                                         ("b", "sgts-mr", 0.1, False)]:
@@ -97,17 +103,17 @@ def test_leaderboard_tables_marks_and_determinism(tmp_path):
     write_result(result_path(tmp_path, "c", "r", "sgts-mr"), _result("sgts-mr", 0.9, limit=10))
     text = render(tmp_path)
     assert text == render(tmp_path), "same results, same bytes"
-    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in text.splitlines() if line.startswith("| ")]
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in _group_lines(text) if line.startswith("| ")]
     assert rows[0] == ["model", "rank", "average", "coverage", "sgts-imdb", "sgts-mr"]
     assert rows[1] == ["a", "1.00", "40.00", "2/2", "**30.00**", "**50.00\\***"]
-    assert rows[2] == ["b", "2.00", "10.00", "1/2", "", "10.00"], "no unit values: no significance mark"
+    assert rows[2] == ["b", "", "", "1/2", "", "10.00"], "not ranked on 1 of 2 columns; no units: no mark"
     assert "| c " not in text, "smoke runs (--limit) stay off the leaderboard"
 
 
 def test_leaderboard_marks_results_made_from_a_dirty_tree(tmp_path):
     write_result(result_path(tmp_path, "a", "r", "sgts-mr"), _result("sgts-mr", 0.5, commit="0123abc-dirty"))
     write_result(result_path(tmp_path, "b", "r", "sgts-mr"), _result("sgts-mr", 0.25, trained=True))
-    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in render(tmp_path).splitlines()
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in _group_lines(render(tmp_path))
             if line.startswith("| ")]
     assert rows[1:] == [["a", "1.00", "50.00", "1/1", "**50.00†**"], ["b", "2.00", "25.00", "1/1", "25.00\\*"]]
 
@@ -123,7 +129,7 @@ def test_leaderboard_keeps_every_revision_of_a_model_on_its_own_row(tmp_path):
     for revision, score in [("r1", 0.25), ("r2", 0.75)]:
         write_result(result_path(tmp_path, "a", revision, "sgts-mr"), _result("sgts-mr", score))
     write_result(result_path(tmp_path, "b", "only", "sgts-mr"), _result("sgts-mr", 0.5))
-    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in render(tmp_path).splitlines()
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in _group_lines(render(tmp_path))
             if line.startswith("| ")]
     assert rows[1:] == [["a@r2", "1.00", "75.00", "1/1", "**75.00**"], ["b", "2.00", "50.00", "1/1", "50.00"],
                         ["a@r1", "3.00", "25.00", "1/1", "25.00"]]
@@ -136,7 +142,7 @@ def test_leaderboard_gives_fine_tuned_and_frozen_fewshot_their_own_tables(tmp_pa
                                        "version": _version(task)},
                               "main_split": "test", "limit": None})
         write_result(result_path(tmp_path, "a", "r", task), result)
-    sections = [line for line in render(tmp_path).splitlines() if line.startswith("## ")]
+    sections = [line for line in _group_lines(render(tmp_path)) if line.startswith("## ")]
     assert sections == ["## fewshot-frozen", "## fewshot-full"]
 
 
@@ -165,7 +171,7 @@ def test_leaderboard_shows_intervals_best_and_not_significantly_worse(tmp_path):
     for model, values in (("best", best), ("close", close), ("far", far)):
         _with_units(tmp_path, model, "probe-mr", values, 0.70, 0.74)
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
-            for line in render(tmp_path).splitlines() if line.startswith("| ") and "model" not in line}
+            for line in _group_lines(render(tmp_path)) if line.startswith("| ") and "model" not in line}
     assert rows["best"][4] == f"**{100 * best.mean():.2f} ± 2.00**"  # half of 74 - 70
     assert rows["close"][4] == f"{100 * close.mean():.2f} ± 2.00 ~"
     assert rows["far"][4] == f"{100 * far.mean():.2f} ± 2.00"
@@ -185,7 +191,7 @@ def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_
     write("a", base + 0.05)
     write("b", base + rng.normal(0.0, 0.01, 200))  # far below a on the same units: not tied with the best
     def row_b():
-        return next(line for line in render(tmp_path).splitlines() if line.startswith("| b "))
+        return next(line for line in _group_lines(render(tmp_path)) if line.startswith("| b "))
 
     assert not row_b().rstrip(" |").endswith("~")
     write("b", base + 0.05 + rng.normal(0.0, 0.01, 200) - 0.0005)  # now level with a: tied

@@ -1,6 +1,9 @@
 """The static web leaderboard, opened in a real headless Chromium (Selenium + the system's chromedriver):
-what it shows is checked against the result JSONs, a column is sorted, the filters hide what they should,
-the figure is embedded, and a screenshot goes to artifacts/ (kept by CI)."""
+the overview ranks the models with the whole (here: a two-task) required suite, the trade-off scatter shows
+each model and an arrow from a method card's base, what the tables show is checked against the result JSONs,
+a column is sorted, the filters hide what they should, the figure is embedded, a model's page is opened from
+the overview and a score's link leads to its result JSON. Screenshots of the index and of a model page go to
+$SENTIBENCH_ARTIFACTS, else in CI to artifacts/ (kept as CI artifacts), else to the test's temporary folder."""
 
 import os
 import shutil
@@ -13,7 +16,6 @@ from sentibench.report.leaderboard_html import write_html
 from sentibench.results.task_result import read_result, result_path, task_result, write_result
 from sentibench.tasks.registry import all_tasks
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
 REQUIRED = os.environ.get("SENTIBENCH_REQUIRE_BROWSER") == "1"  # set by .ci/run: a missing browser fails
@@ -24,12 +26,32 @@ MODELS = {  # name -> (provenance model block, kind the page should show)
     "random": ({"name": "random", "loader": "random"}, "baseline"),
 }
 SCORES = {("minilm", "sgts-mr"): 0.021, ("tuned", "sgts-mr"): 0.365, ("random", "sgts-mr"): -0.016,
-          ("minilm", "probe-mr"): 0.7677, ("tuned", "probe-mr"): 0.8136, ("random", "probe-mr"): 0.4914}
+          ("minilm", "probe-mr"): 0.7677, ("tuned", "probe-mr"): 0.8136, ("random", "probe-mr"): 0.4914,
+          ("minilm", "sts-stsb"): 0.82, ("tuned", "sts-stsb"): 0.74}
+SUITE = {"sgts": ["sgts-mr"], "probe": ["probe-mr"]}  # the required suite these tests use
+METRICS = {"sgts": "cosine_spearman", "probe": "accuracy", "sts": "cosine_spearman"}
+
+
+@pytest.fixture(autouse=True)
+def small_suite(monkeypatch):
+    from sentibench.report import overview
+
+    monkeypatch.setattr(overview, "required_groups", lambda: dict(SUITE))
+
+
+def _artifacts(tmp_path: Path) -> Path:
+    """Where screenshots go: $SENTIBENCH_ARTIFACTS; in CI (a browser required) the checkout's artifacts/,
+    which .ci/run keeps; else the test's temporary folder."""
+    default = Path(__file__).resolve().parent.parent / "artifacts" if REQUIRED else tmp_path / "artifacts"
+    folder = Path(os.environ.get("SENTIBENCH_ARTIFACTS") or default)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _results(root: Path) -> None:
     for (model, task), score in SCORES.items():
-        group, metric = ("sgts", "cosine_spearman") if task.startswith("sgts") else ("probe", "accuracy")
+        group = task.split("-")[0]
+        metric = METRICS[group]
         version = all_tasks()[task].metadata.version  # the registry's current version: older ones are left out
         provenance = {"model": MODELS[model][0], "task": {"name": task, "groups": [group], "main_score": metric,
                                                                  "version": version},
@@ -112,8 +134,49 @@ def test_the_page_in_a_real_browser(tmp_path, browser):
     assert not any(e.get_attribute("src") and e.get_attribute("src").startswith("http")
                    for e in browser.find_elements(By.CSS_SELECTOR, "[src]")), "nothing fetched at view time"
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    assert browser.save_screenshot(str(ARTIFACTS / "leaderboard.png"))
+    assert browser.save_screenshot(str(_artifacts(tmp_path) / "leaderboard.png"))
+
+
+def test_overview_scatter_and_a_model_page_in_a_real_browser(tmp_path, browser):
+    from selenium.webdriver.common.by import By
+
+    root, site = tmp_path / "results", tmp_path / "site"
+    _results(root)
+    browser.get(write_html(root, site).as_uri())
+
+    # The overview comes first and ranks the three models that have the whole required suite: tuned is first
+    # in both groups (rank 1), minilm second in both, random third.
+    overview = browser.find_element(By.ID, "overview")
+    assert overview.location["y"] < browser.find_element(By.ID, "table-sgts").location["y"]
+    ranked = browser.find_elements(By.CSS_SELECTOR, "#overview-ranked tbody tr")
+    assert [r.get_attribute("data-model") for r in ranked] == ["tuned", "minilm", "random"]
+    assert [r.find_element(By.TAG_NAME, "td").text for r in ranked] == ["1.00", "2.00", "3.00"]
+    headers = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#overview-ranked th")]
+    assert headers[3].startswith("sgts"), "SgTS first among the groups"
+    sgts = ranked[0].find_element(By.CSS_SELECTOR, 'td[data-group="sgts"]')
+    assert sgts.text.startswith("36.50 [") and sgts.is_displayed()
+
+    # The scatter: the two models with STS-B are points, the method card has an arrow from its base.
+    scatter = browser.find_element(By.CSS_SELECTOR, "#tradeoff svg")
+    assert scatter.is_displayed() and scatter.size["width"] > 400
+    for gid in ("point:sgts:tuned", "point:sgts:minilm", "arrow:sgts:tuned"):
+        assert browser.find_element(By.CSS_SELECTOR, f'#tradeoff [id="{gid}"]').is_displayed()
+    assert not browser.find_elements(By.CSS_SELECTOR, '#tradeoff [id="point:sgts:random"]'), "no STS-B, no point"
+    assert browser.save_screenshot(str(_artifacts(tmp_path) / "leaderboard-overview.png"))
+
+    # A model's page, opened from the overview: its card, its scores linking to their JSON, its base's page.
+    ranked[0].find_element(By.CSS_SELECTOR, "a.model").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "tuned"
+    link = browser.find_element(By.CSS_SELECTOR, '#scores tr[data-task="sgts-mr"] a.result')
+    assert link.text == "36.50*", "score x 100 and the in-domain mark"
+    assert browser.save_screenshot(str(_artifacts(tmp_path) / "leaderboard-model.png"))
+    link.click()
+    stored = read_result(Path(browser.current_url.removeprefix("file://")))
+    assert stored.task_name == "sgts-mr" and stored.main_score() == SCORES[("tuned", "sgts-mr")]
+    assert '"main_score": 0.365' in browser.find_element(By.TAG_NAME, "body").text
+    browser.back()
+    browser.find_element(By.CSS_SELECTOR, "a.base").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "minilm"
 
 
 def test_page_is_deterministic_and_links_are_relative(tmp_path):
@@ -122,7 +185,7 @@ def test_page_is_deterministic_and_links_are_relative(tmp_path):
     first = write_html(root, site).read_text()
     assert first == write_html(root, site).read_text()
     assert 'href="../results/minilm/r1/sgts-mr.json"' in first
-    first_row = first.split('<tr data-model="')[1]
+    first_row = first.split('id="table-probe"')[1].split('<tr data-model="')[1]
     assert first_row.startswith("tuned"), "rows start in rank order"
     assert np.isclose(float(first_row.split('data-task="probe-mr" data-value="')[1].split('"')[0]),
                       SCORES[("tuned", "probe-mr")])

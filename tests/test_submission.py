@@ -128,7 +128,7 @@ def test_a_good_submission_is_verified_merged_and_on_the_leaderboard(submission,
     record = json.loads(next(results.rglob("verification.json")).read_text())
     assert record["status"] == "verified" and record["reruns"][0]["task"] == TASK and record["rerun_count"] == 1
     assert json.loads(result_file(results).read_text()) == stored
-    row = next(line for line in board.read_text().splitlines() if line.startswith("| tiny-model"))
+    row = next(line for line in reversed(board.read_text().splitlines()) if line.startswith("| tiny-model"))
     assert f"{100 * stored['scores']['test'][0]['main_score']:.2f}" in row and "unverified" not in row
 
 

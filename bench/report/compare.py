@@ -141,7 +141,7 @@ def _orient(row: Comparison, greater_is_better: bool) -> None:
 
 def compare(root: Path, model_a: str, model_b: str, task_names: list[str] | None = None) -> list[Comparison]:
     """Every task both models have (or those named), compared; p-values adjusted across them (BH)."""
-    from sentibench.tasks.registry import all_tasks, resolve
+    from sentibench.tasks.registry import resolve
 
     ours, theirs = results_of(root, model_a), results_of(root, model_b)
     wanted = [t.name for t in resolve(task_names)] if task_names else sorted(set(ours) | set(theirs))
@@ -149,10 +149,19 @@ def compare(root: Path, model_a: str, model_b: str, task_names: list[str] | None
     if not shared:
         raise BenchError(f"'{model_a}' and '{model_b}' have no results for the same task"
                          + (f" among {', '.join(task_names)}" if task_names else ""))
+    return compare_results(ours, theirs, shared)
+
+
+def compare_results(ours: dict[str, TaskResult], theirs: dict[str, TaskResult], tasks: list[str],
+                    aso: bool = True) -> list[Comparison]:
+    """The named tasks of two models' results ({task: result}) compared, oriented so that A - B > 0 is
+    A better, with p-values adjusted across them (BH)."""
+    from sentibench.tasks.registry import all_tasks
+
     known = all_tasks()
     rows = []
-    for name in shared:
-        row = compare_task(ours[name], theirs[name])
+    for name in tasks:
+        row = compare_task(ours[name], theirs[name], aso=aso)
         task = known.get(name)
         _orient(row, task.metadata.greater_is_better() if task else True)
         rows.append(row)

@@ -5,8 +5,9 @@ each column's best, a rank column); `render` writes it as Markdown (`leaderboard
 `sentibench.report.leaderboard_html` as a static web page. Significance: the best score of a column is bold; a
 score not significantly worse than it (the paired test of `bench compare`, two-sided p >= 0.05, on the
 same units; unmarked when the two results cannot be paired) carries a `~`. Rank: each model's rank in
-each column it has (1 = best, ties share the better rank), averaged over those columns; coverage says how
-many columns that is.
+each column (1 = best, ties share the better rank), averaged over the table's columns, and its average
+score, both only for the models that have every column (coverage says how many a model has); the others
+follow unranked. The overview across groups comes first (`report.overview`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from tabulate import tabulate
 
 from sentibench.core.io import atomic_write_json, atomic_write_text
 from sentibench.report.compare import compare_task
+from sentibench.report.overview import (
+    GroupMean,
+    Overview,
+    build_overview,
+    group_of,
+    ordered,
+)
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import VERIFICATION_FILE, iter_results
 
@@ -34,8 +42,8 @@ Scores are each task's main score x 100 on its main split, `± h` is half the wi
 interval (bootstrap over the task's evaluation units, or Student's t over seeds for few-shot; the result
 JSON has both ends, the method and the unit; docs/tasks.md, "Uncertainty"). The best score of a column is
 **bold**; `~` marks a score not significantly worse than it (paired test on the same units, p >= 0.05).
-*Rank* is the mean of a model's ranks over the columns it has (its *coverage*), *average* the mean score
-over them; neither is comparable across different coverage.
+In a group's table, *rank* (the mean of a model's ranks over the group's columns) and *average* (its mean
+score over them) are given only to models that have every column; the others show their *coverage* unranked.
 A `*` marks a result on a dataset the model was trained or selected on (in-domain, as in SentiCSE's Table 3).
 A `†` marks a result made from a working tree with uncommitted changes (made before `bench run` refused to
 write `results/` from one): its recorded commit is not exactly the code behind it, and
@@ -46,6 +54,17 @@ Smoke runs (`--limit`) are left out. A model name followed by a dtype in bracket
 run with `bench run --dtype`; unmarked rows are float32, the dtype of published numbers. Submitted models
 appear once `bench verify` accepts them: verified when it re-ran every task, `(sampled N%)` when it re-ran
 only N% of them, `(unverified)` when it re-ran none (weights it could not reach).
+"""
+
+OVERVIEW = """## Overview
+
+One column per task group of the required suite ({required} tasks; each group's task count in brackets):
+the mean of the group's main scores x 100, `± h` half the width of its 95% interval: a bootstrap of the
+stored unit values (each task's units resampled independently; the percentile interval of the mean of the
+resampled scores), or, where a task has no unit values (few-shot tasks hold per-seed scores), the normal
+approximation from the tasks' intervals (half-width sqrt(sum h_i^2) / n). Only models with the whole
+required suite are ranked (the mean of their ranks over the groups); the others follow apart with their
+coverage.
 """
 
 
@@ -87,8 +106,7 @@ class Group:
 
 def section(result: TaskResult) -> str:
     """The task's most specific group (its last): `fewshot-full` and `fewshot-frozen` get a table each."""
-    task = result.provenance.task
-    return (task.groups or [task.type or "other"])[-1]
+    return group_of(result.provenance.task.groups, result.provenance.task.type)
 
 
 def model_kind(result: TaskResult) -> str:
@@ -236,16 +254,41 @@ def current(results: list[TaskResult]) -> tuple[list[TaskResult], list[TaskResul
     return fresh, stale
 
 
-def build(root: Path) -> tuple[list[Group], list[TaskResult]]:
-    """The board's groups, and the results left out because an older protocol version made them."""
+@dataclass
+class Board:
+    """Everything the Markdown and HTML leaderboards show, read once from the results folder."""
+
+    groups: list[Group]
+    stale: list[TaskResult]                         # left out: made under an older protocol version
+    overview: Overview
+    by_model: dict[str, dict[str, TaskResult]]      # row label -> task -> result
+    kinds: dict[str, str]                           # row label -> model kind
+
+
+def _rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
+    """Rank and average only the rows that have every column: a mean over fewer tasks is not comparable."""
+    full = [row for row in rows if all(t in row.cells and row.cells[t].score is not None for t in tasks)]
+    for task in tasks:
+        _ranks(full, task)
+    for row in full:
+        row.rank = sum(row.ranks) / len(row.ranks)
+        row.average = 100 * sum(row.cells[t].score for t in tasks) / len(tasks)
+
+
+def build(root: Path) -> Board:
+    """The board: its groups (headline group first), the results left out because an older protocol version
+    made them, and the overview across groups."""
     results, stale = current([r for r in iter_results(root) if not r.smoke])
     labels = _model_labels(results)
     by_group: dict[str, dict[str, dict[str, TaskResult]]] = defaultdict(lambda: defaultdict(dict))
+    by_model: dict[str, dict[str, TaskResult]] = defaultdict(dict)
     p_values = _PValues()
     for result in results:
         by_group[section(result)][labels[result.path]][result.task_name] = result
+        by_model[labels[result.path]][result.task_name] = result
+    kinds = {model: model_kind(next(iter(per_task.values()))) for model, per_task in by_model.items()}
     groups = []
-    for name in sorted(by_group):
+    for name in ordered(set(by_group)):
         models = by_group[name]
         tasks = sorted({task for per_model in models.values() for task in per_model})
         rows = []
@@ -254,18 +297,15 @@ def build(root: Path) -> tuple[list[Group], list[TaskResult]]:
             for task, result in per_task.items():
                 interval = result.confidence_interval()
                 cells[task] = Cell(result, result.main_score(), *((interval.low, interval.high) if interval else ()))
-            rows.append(Row(model, model_kind(next(iter(per_task.values()))), cells))
+            rows.append(Row(model, kinds[model], cells))
         for task in tasks:
             _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)
-            _ranks(rows, task)
-        for row in rows:
-            values = [c.score for c in row.cells.values() if c.score is not None]
-            row.rank = sum(row.ranks) / len(row.ranks) if row.ranks else None
-            row.average = 100 * sum(values) / len(values) if values else None
-        rows.sort(key=lambda r: (r.rank if r.rank is not None else float("inf"), r.model))
+        _rank_full_rows(rows, tasks)
+        rows.sort(key=lambda r: (r.rank is None, r.rank or 0.0, -len(r.cells), r.model))
         groups.append(Group(name, tasks, rows))
     p_values.save()
-    return groups, stale
+    by_model = dict(sorted(by_model.items()))
+    return Board(groups, stale, build_overview(by_model, kinds), by_model, kinds)
 
 
 def cell_text(cell: Cell) -> str:
@@ -281,16 +321,53 @@ def cell_text(cell: Cell) -> str:
     return text + (" ~" if cell.tied_with_best else "")
 
 
+def mean_text(mean: GroupMean | None) -> str:
+    """`61.53 ± 1.20` for a group mean (x 100) and half its interval; `n/a` without one."""
+    if mean is None:
+        return ""
+    half = "" if mean.low is None or mean.high is None else f" ± {100 * (mean.high - mean.low) / 2:.2f}"
+    return f"{100 * mean.mean:.2f}{half}"
+
+
+def overview_tables(overview: Overview) -> list[str]:
+    """The overview as Markdown: the ranked table, the partial-coverage table and the cards not run."""
+    groups = [f"{name} ({len(tasks)})" for name, tasks in overview.groups.items()]
+    parts = [OVERVIEW.format(required=overview.required),
+             f"### Full coverage of the required suite ({len(overview.ranked)} models, ranked)\n"]
+    if overview.ranked:
+        table = [[f"{row.rank:.2f}", row.model, row.kind, *[mean_text(row.means[g]) for g in overview.groups]]
+                 for row in overview.ranked]
+        parts.append(tabulate(table, headers=["rank", "model", "kind", *groups], tablefmt="github",
+                              disable_numparse=True))
+    else:
+        parts.append("No model has every required task yet.")
+    parts.append(f"\n### Partial coverage, not ranked ({len(overview.partial)} models)\n")
+    if overview.partial:
+        parts.append("A group's mean is shown only when the model has every required task of that group.\n")
+        table = [[row.model, row.kind, f"{row.covered}/{overview.required}",
+                  *[mean_text(row.means.get(g)) for g in overview.groups]] for row in overview.partial]
+        parts.append(tabulate(table, headers=["model", "kind", "coverage", *groups], tablefmt="github",
+                              disable_numparse=True))
+    else:
+        parts.append("None.")
+    if overview.not_run:
+        parts.append(f"\n### Cards that cannot run here ({len(overview.not_run)})\n")
+        parts.extend(f"- `{name}`: {why}" for name, why in overview.not_run)
+    return parts
+
+
 def render(root: Path) -> str:
-    groups, stale = build(root)
+    board = build(root)
     parts = [HEADER.format(root=Path(root).name)]
-    if stale:
-        names = sorted({f"{r.path.parent.parent.name} / {r.task_name}" for r in stale})
+    if board.stale:
+        names = sorted({f"{r.path.parent.parent.name} / {r.task_name}" for r in board.stale})
         parts.append(f"Left out, made under an older protocol version ({len(names)}; `bench run` recomputes "
                      f"them): {', '.join(names)}.\n")
-    for group in groups:
-        table = [[row.model, f"{row.rank:.2f}" if row.rank is not None else "n/a",
-                  f"{row.average:.2f}" if row.average is not None else "n/a",
+    parts.extend(overview_tables(board.overview))
+    parts.append("")
+    for group in board.groups:
+        table = [[row.model, f"{row.rank:.2f}" if row.rank is not None else "",
+                  f"{row.average:.2f}" if row.average is not None else "",
                   f"{len(row.cells)}/{len(group.tasks)}",
                   *[cell_text(row.cells[t]) if t in row.cells else "" for t in group.tasks]]
                  for row in group.rows]

@@ -1,11 +1,14 @@
-"""`bench leaderboard --html SITE/`: the leaderboard as one self-contained static page, `SITE/index.html`.
+"""`bench leaderboard --html SITE/`: the leaderboard as a static site, `SITE/index.html` and a page per model
+under `SITE/models/`.
 
-No server and no network at view time: styles, script and figures (PNG as data URIs) are inside the file.
-The page holds the same `Board` as `leaderboard.md` (`sentibench.report.leaderboard.build`): a sortable table per
-task group (click a header; numbers sort by value), each score with its 95% interval, the best of a column
-in bold and `~` for not significantly worse, `*` for in-domain, coverage and mean rank, filters by task
-group and by model kind (pretrained / trained here / baseline), and each score linked to its result JSON
-(a path relative to the page).
+No server and no network at view time: styles, script and figures (PNG as data URIs, the trade-off scatter
+as inline SVG) are inside each file. The index holds the same `Board` as `leaderboard.md`
+(`sentibench.report.leaderboard.build`): the overview across task groups first, the trade-off scatter
+(`report.tradeoff`), then a sortable table per task group (click a header; numbers sort by value), each
+score with its 95% interval, the best of a column in bold and `~` for not significantly worse, `*` for
+in-domain, coverage and mean rank, filters by task group and by model kind (pretrained / trained here /
+baseline). A model's page (`report.model_page`) tells its whole story. Every score links to its result
+JSON (a path relative to the page). Every page is rendered before any is written.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import os
 from pathlib import Path
 
 from sentibench.core.io import atomic_write_text
-from sentibench.report.leaderboard import KINDS, Cell, Group, build
+from sentibench.report.leaderboard import KINDS, Board, Cell, Group, build
+from sentibench.report.model_page import page_name, render_model_page
+from sentibench.report.overview import Overview, OverviewRow
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
@@ -31,6 +36,8 @@ td.tied { background: #f5fbf5; }
 .controls label { margin-right: 1em; }
 figure { display: inline-block; margin: 0 1em 1em 0; }
 figure img { max-width: 560px; border: 1px solid #ddd; }
+#tradeoff svg { max-width: 100%; height: auto; }
+dl.card dt { font-weight: bold; } dl.card dd { margin: 0 0 0.5em 1em; white-space: pre-wrap; }
 """
 
 SCRIPT = """
@@ -89,17 +96,22 @@ def _cell(cell: Cell | None, task: str, page_dir: Path) -> str:
             f'title="{title}"><a href="{html.escape(link)}">{text}</a>{interval}</td>')
 
 
+def model_link(model: str, prefix: str = "models/") -> str:
+    """The model's name linking to its page."""
+    return f'<a class="model" href="{html.escape(prefix + page_name(model))}">{html.escape(model)}</a>'
+
+
 def _table(group: Group, page_dir: Path) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in ["model", "kind", "rank", "average", "coverage",
                                                            *group.tasks])
     body = []
     for row in group.rows:
-        cells = [f'<td data-value="{html.escape(row.model)}">{html.escape(row.model)}</td>',
+        cells = [f'<td data-value="{html.escape(row.model)}">{model_link(row.model)}</td>',
                  f'<td data-value="{row.kind}">{row.kind}</td>',
                  f'<td data-value="{"" if row.rank is None else row.rank}">'
-                 f'{"n/a" if row.rank is None else f"{row.rank:.2f}"}</td>',
+                 f'{"" if row.rank is None else f"{row.rank:.2f}"}</td>',
                  f'<td data-value="{"" if row.average is None else row.average}">'
-                 f'{"n/a" if row.average is None else f"{row.average:.2f}"}</td>',
+                 f'{"" if row.average is None else f"{row.average:.2f}"}</td>',
                  f'<td data-value="{len(row.cells)}">{len(row.cells)}/{len(group.tasks)}</td>',
                  *[_cell(row.cells.get(t), t, page_dir) for t in group.tasks]]
         body.append(f'<tr data-model="{html.escape(row.model)}" data-kind="{row.kind}">{"".join(cells)}</tr>')
@@ -119,8 +131,55 @@ def _figures(folder: Path | None) -> str:
     return "<h2>Figures</h2>" + "".join(parts) if parts else ""
 
 
-def render_html(root: Path, page_dir: Path, figures: Path | None = None) -> str:
-    groups, _ = build(root)
+def _overview_rows(rows: list[OverviewRow], overview: Overview, ranked: bool) -> str:
+    body = []
+    for row in rows:
+        lead = (f'<td data-value="{row.rank}">{row.rank:.2f}</td>' if ranked else
+                f'<td data-value="{row.covered}">{row.covered}/{overview.required}</td>')
+        cells = []
+        for group in overview.groups:
+            mean = row.means.get(group)
+            interval = ("" if mean is None or mean.low is None else
+                        f' <span class="ci">[{100 * mean.low:.2f}, {100 * mean.high:.2f}]</span>')
+            cells.append(f'<td data-group="{html.escape(group)}" data-value="{"" if mean is None else mean.mean}">'
+                         f'{"" if mean is None else f"{100 * mean.mean:.2f}"}{interval}</td>')
+        body.append(f'<tr data-model="{html.escape(row.model)}" data-kind="{row.kind}">{lead}'
+                    f'<td data-value="{html.escape(row.model)}">{model_link(row.model)}</td>'
+                    f'<td data-value="{row.kind}">{row.kind}</td>{"".join(cells)}</tr>')
+    return "".join(body)
+
+
+def _overview(overview: Overview) -> str:
+    groups = "".join(f"<th>{html.escape(g)} ({len(t)})</th>" for g, t in overview.groups.items())
+    ranked = (f'<table id="overview-ranked"><thead><tr><th>rank</th><th>model</th><th>kind</th>{groups}</tr>'
+              f'</thead><tbody>{_overview_rows(overview.ranked, overview, True)}</tbody></table>'
+              if overview.ranked else '<p id="overview-ranked">No model has every required task yet.</p>')
+    partial = (f'<table id="overview-partial"><thead><tr><th>coverage</th><th>model</th><th>kind</th>{groups}'
+               f'</tr></thead><tbody>{_overview_rows(overview.partial, overview, False)}</tbody></table>'
+               if overview.partial else "<p>None.</p>")
+    not_run = "".join(f'<li data-card="{html.escape(n)}"><code>{html.escape(n)}</code>: {html.escape(why)}</li>'
+                      for n, why in overview.not_run)
+    return (f'<section id="overview"><h2>Overview</h2><p>Mean main score x 100 of each task group of the '
+            f'required suite ({overview.required} tasks), with its 95% interval in brackets (bootstrap of the '
+            f'stored unit values, each task resampled independently; few-shot: normal approximation from the '
+            f'tasks\' intervals). A group mean is given only when the model has all of the group\'s required '
+            f'tasks.</p><h3>Full coverage of the required suite ({len(overview.ranked)} models, ranked)</h3>'
+            f'{ranked}<h3>Partial coverage, not ranked ({len(overview.partial)} models)</h3>{partial}'
+            + (f'<h3>Cards that cannot run here</h3><ul id="not-run">{not_run}</ul>' if not_run else "")
+            + "</section>")
+
+
+def _tradeoff(board: Board) -> str:
+    from sentibench.report.tradeoff import svg
+
+    return (f'<section id="tradeoff"><h2>Sentiment awareness against semantic similarity</h2>{svg(board)}'
+            "<p>One point per model with its 95% intervals; an arrow joins a method card to its base. "
+            "Retrieval S has no stored interval.</p></section>")
+
+
+def render_html(root: Path, page_dir: Path, figures: Path | None = None, board: Board | None = None) -> str:
+    board = board or build(root)
+    groups = board.groups
     options = "".join(f'<option value="{html.escape(g.name)}">{html.escape(g.name)}</option>' for g in groups)
     kinds = "".join(f'<label><input type="checkbox" class="kind" value="{k}" checked> {k}</label>' for k in KINDS)
     return f"""<!DOCTYPE html>
@@ -130,9 +189,12 @@ def render_html(root: Path, page_dir: Path, figures: Path | None = None) -> str:
 <p>Main score x 100 with its 95% confidence interval in brackets (bootstrap over each task's evaluation
 units; Student's t over seeds for few-shot). Bold: the best of a column; ~: not significantly worse than it
 (paired test, p &ge; 0.05); *: in-domain (the model trained or selected on this dataset); &dagger;: made from a
-working tree with uncommitted changes (its commit is not exactly the code behind it). Rank: mean rank
-over the columns a model has (coverage). Click a header to sort; each score links to its result JSON.
+working tree with uncommitted changes (its commit is not exactly the code behind it). Rank and average: only
+for models with every column of a table (coverage). Click a header to sort; each score links to its result
+JSON, each model to its own page.
 Generated by <code>bench leaderboard --html</code> from <code>{html.escape(Path(root).name)}/</code>.</p>
+{_overview(board.overview)}
+{_tradeoff(board)}
 <div class="controls"><label>Task group <select id="group-filter"><option value="all">all</option>{options}
 </select></label> Model kind: {kinds}</div>
 {"".join(_table(g, page_dir) for g in groups)}
@@ -142,8 +204,13 @@ Generated by <code>bench leaderboard --html</code> from <code>{html.escape(Path(
 
 
 def write_html(root: Path, site: Path, figures: Path | None = None) -> Path:
+    """Write `site/index.html` and a page per model under `site/models/`; every page is rendered first."""
     site = Path(site)
-    page = site / "index.html"
-    atomic_write_text(page, render_html(root, site, figures))
-    page.chmod(0o644)  # a web page is for reading (the atomic write creates files 0600)
-    return page
+    board = build(root)
+    pages = {site / "models" / page_name(model): render_model_page(board, model, site / "models")
+             for model in board.by_model}
+    pages[site / "index.html"] = render_html(root, site, figures, board)
+    for path, text in pages.items():
+        atomic_write_text(path, text)
+        path.chmod(0o644)  # a web page is for reading (the atomic write creates files 0600)
+    return site / "index.html"

@@ -1,15 +1,18 @@
 """`bench plot sgts-vs-fewshot`: each model's mean SgTS against its mean k-shot accuracy (SentiCSE (Kim et al., 2024)
 Figure 5 / Figure 7), with Pearson's r and Spearman's rho across models in the title.
 
-One point per (model, revision) result folder. SgTS: the mean main score (Spearman) of its `sgts-*`
-results; k-shot: the mean main score (accuracy) of its SentiCSE-protocol results `fewshot-senticse-*`
-(fine-tuned; `frozen=True` uses the `fewshot-frozen-senticse-*` twins instead). So that the means
-compare like with like, only tasks that every plotted model has are averaged (a model without any such
-result is left out and named in the figure's footnote).
+One point per (model, revision) result folder and variant. SgTS: the mean main score (Spearman) of its
+`sgts-*` results; k-shot: the mean main score (accuracy) of its SentiCSE-protocol results, frozen
+(`fewshot-frozen-senticse-*`: logistic regression on frozen embeddings, which every model with the frozen
+twins has) and fine-tuned (`fewshot-senticse-*`). The default figure shows both variants (shape: variant;
+colour: model, each with a legend); `frozen=True` draws the frozen twins alone. So that the means compare
+like with like, only tasks that every plotted model has are averaged (a model without any such result is
+left out and named in the figure's footnote).
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,16 +66,17 @@ class Summary:
     spearman: float | None
 
 
-def summarize(results_dir: Path, frozen: bool = False) -> Summary:
-    """Each model's mean SgTS and mean k-shot accuracy over the tasks every model has; correlations need
-    at least 3 models (and some spread), else None."""
+def summarize(results_dir: Path, frozen: bool = False, sgts_tasks: list[str] | None = None) -> Summary:
+    """Each model's mean SgTS and mean k-shot accuracy over the tasks every model has (or over `sgts_tasks`,
+    leaving out the models without all of them); correlations need at least 3 models (and some spread),
+    else None."""
     found = collect(Path(results_dir), frozen)
-    usable = {m: v for m, v in found.items() if v[0] and v[1]}
+    usable = {m: v for m, v in found.items() if v[0] and v[1] and set(sgts_tasks or ()) <= set(v[0])}
     if not usable:
         raise BenchError(f"no model under {results_dir} has both sgts-* and "
                          f"{'fewshot-frozen-senticse' if frozen else 'fewshot-senticse'}-* results; "
                          "run `bench run -m MODEL -t sgts,fewshot` first")
-    sgts_tasks = sorted(_common([v[0] for v in usable.values()]))
+    sgts_tasks = sgts_tasks or sorted(_common([v[0] for v in usable.values()]))
     shot_tasks = sorted(_common([v[1] for v in usable.values()]))
     if not sgts_tasks or not shot_tasks:
         raise BenchError("the models share no sgts or k-shot task; run the same tasks on every model")
@@ -85,30 +89,81 @@ def summarize(results_dir: Path, frozen: bool = False) -> Summary:
     return Summary(labels, x, y, sgts_tasks, shot_tasks, sorted(set(found) - set(usable)), pearson, spearman)
 
 
+VARIANT_MARKERS = {"frozen": "o", "fine-tuned": "^"}
+
+
+def summaries(results_dir: Path, frozen_only: bool = False) -> dict[str, Summary]:
+    """The plotted variants ({"frozen": ..., "fine-tuned": ...}; those without results are absent), their
+    SgTS means over the SgTS tasks every plotted model of every variant has."""
+    found: dict[str, Summary] = {}
+    for variant in ("frozen",) if frozen_only else ("frozen", "fine-tuned"):
+        try:
+            found[variant] = summarize(results_dir, frozen=variant == "frozen")
+        except BenchError:
+            if frozen_only or variant == "fine-tuned" and not found:
+                raise
+    shared = sorted(_common([set(s.sgts_tasks) for s in found.values()])) if found else []
+    if len(found) > 1 and any(s.sgts_tasks != shared for s in found.values()):
+        found = {variant: summarize(results_dir, frozen=variant == "frozen", sgts_tasks=shared)
+                 for variant in found}
+    return found
+
+
+def figure_sgts_vs_fewshot(results_dir: Path, frozen: bool = False):  # -> matplotlib.figure.Figure
+    """The scatter: one marker per model and variant (shape: variant, colour: model), both legends, the
+    correlations per variant in the title, the averaged tasks in the footnote."""
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    found = summaries(Path(results_dir), frozen_only=frozen)
+    labels = sorted({label for s in found.values() for label in s.labels})
+    short = [m.split("@")[0] for m in labels]
+    names = dict(zip(labels, short if len(set(short)) == len(short) else labels))
+    colours = dict(zip(labels, plt.get_cmap("tab20").colors))
+    figure = Figure(figsize=(8, 5.6), layout="constrained")
+    axes = figure.subplots()
+    for variant, s in found.items():
+        for label, x, y in zip(s.labels, s.sgts, s.kshot):
+            axes.scatter([x], [100 * y], marker=VARIANT_MARKERS[variant], color=colours[label], s=45,
+                         gid=f"{variant}:{label}", edgecolors="black", linewidths=0.4)
+    first = next(iter(found.values()))
+    axes.set_xlabel(f"mean SgTS (Spearman) over {len(first.sgts_tasks)} datasets")
+    axes.set_ylabel("k-shot accuracy (%), mean over the variant's tasks")
+    axes.margins(x=0.08, y=0.1)
+    axes.grid(alpha=0.3)
+    models = axes.legend(handles=[Line2D([], [], marker="s", linestyle="", color=colours[m], label=names[m])
+                                  for m in labels], title="colour: model", fontsize=7, title_fontsize=8,
+                         loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes.add_artist(models)
+    axes.legend(handles=[Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="0.4",
+                                label=f"{v} ({len(found[v].labels)} models, {len(found[v].kshot_tasks)} tasks)")
+                         for v in found], title="shape: k-shot variant", fontsize=7, title_fontsize=8,
+                loc="lower left", bbox_to_anchor=(1.01, 0.0))
+    axes.set_title(title_of(found), fontsize=10)
+    left_out = sorted({m for s in found.values() for m in s.left_out} - set(labels))
+    footnote = textwrap.fill("; ".join([f"SgTS: {', '.join(first.sgts_tasks)}"]
+                                       + [f"{v}: {', '.join(s.kshot_tasks)}" for v, s in found.items()]
+                                       + ([f"left out (missing results): {', '.join(left_out)}"] if left_out
+                                          else [])), width=200)
+    lines = footnote.count("\n") + 1
+    figure.get_layout_engine().set(rect=(0, 0.015 + 0.016 * lines, 1, 1 - 0.015 - 0.016 * lines))
+    figure.text(0.01, 0.008, footnote, fontsize=5, va="bottom")
+    return figure
+
+
 def plot_sgts_vs_fewshot(results_dir: Path, out_path: Path, frozen: bool = False) -> Path:
     """Draw the scatter to `out_path` (PNG) and return it."""
-    s = summarize(results_dir, frozen)
-    # Labels drop the revision when the model names alone are unique.
-    short = [m.split("@")[0] for m in s.labels]
-    names = short if len(set(short)) == len(short) else s.labels
-    figure, axes = plt.subplots(figsize=(6.4, 4.8))
-    axes.scatter(s.sgts, 100 * s.kshot)
-    for xi, yi, name in zip(s.sgts, s.kshot, names):
-        axes.annotate(name, (xi, 100 * yi), textcoords="offset points", xytext=(4, 4), fontsize=8)
-    axes.set_xlabel(f"mean SgTS (Spearman) over {len(s.sgts_tasks)} datasets")
-    variant = "frozen" if frozen else "fine-tuned"
-    axes.set_ylabel(f"k-shot accuracy (%), {variant}, mean of {len(s.kshot_tasks)} tasks")
-    axes.margins(x=0.25, y=0.15)  # room for the labels
-    axes.set_title(title(s), fontsize=10)
-    footnote = "; ".join([f"SgTS: {', '.join(s.sgts_tasks)}", f"k-shot: {', '.join(s.kshot_tasks)}"]
-                         + ([f"left out (missing results): {', '.join(s.left_out)}"] if s.left_out else []))
-    figure.text(0.01, 0.01, footnote, fontsize=5, wrap=True)
-    figure.tight_layout(rect=(0, 0.06, 1, 1))
+    figure = figure_sgts_vs_fewshot(results_dir, frozen)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out_path, dpi=150)
-    plt.close(figure)
+    figure.savefig(out_path, dpi=150, metadata={"Software": None})
     return out_path
+
+
+def title_of(found: dict[str, Summary]) -> str:
+    """One line per variant: its number of models and its correlations."""
+    return "SgTS vs k-shot accuracy\n" + "\n".join(f"{v}: {title(s).split(': ', 1)[1]} ({len(s.labels)} models)"
+                                                    for v, s in found.items())
 
 
 def title(s: Summary) -> str:

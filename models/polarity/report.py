@@ -84,23 +84,24 @@ def curves(records: list[dict]) -> str:
                     tablefmt="github", disable_numparse=True)
 
 
-def scatter(records: list[dict], path: Path) -> Path:
-    """P against S, one point per configuration, coloured by loss, one marker per base / dataset."""
+def scatter(records: list[dict], path: Path):  # -> matplotlib.figure.Figure
+    """P against S, one point per configuration, coloured by loss, one marker per base / dataset, a legend
+    for each encoding; drawn to `path` (PNG) and returned."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
-    figure, axes = plt.subplots(figsize=(7, 5))
+    figure = Figure(figsize=(8, 5.5), layout="constrained")
+    axes = figure.subplots()
     markers = dict(zip(sorted({_column(r) for r in records}), "os^Dv<>"))
-    colours = dict(zip(ROW_ORDER, plt.get_cmap("tab10").colors))
-    shown: set[str] = set()
+    colours = dict(zip(ROW_ORDER, matplotlib.colormaps["tab10"].colors))
     for record in records:
         loss, column = _labels(record)["loss"], _column(record)
-        label = f"{LABELS[loss]}" if loss not in shown else None
-        shown.add(loss)
         axes.scatter(100 * record["scores"]["semantic_similarity_score"], 100 * record["scores"]["polarity_score"],
-                     color=colours[loss], marker=markers[column], label=label, s=40, alpha=0.85)
+                     color=colours[loss], marker=markers[column], s=40, alpha=0.85,
+                     gid=f"{column}|{loss}|{_labels(record)['margin']}")
     margins: dict[tuple[float, float], list[str]] = {}  # coinciding points share one label: "1, 5, 7.5"
     for record in sorted(records, key=lambda r: _order(_row_key(r))):
         if _labels(record)["margin"] is not None:
@@ -111,14 +112,21 @@ def scatter(records: list[dict], path: Path) -> Path:
         axes.annotate(", ".join(names), point, fontsize=7, xytext=(3, 2), textcoords="offset points")
     axes.set_xlabel("Semantic Similarity Score S (x100, reference model R = base)")
     axes.set_ylabel("Polarity Score P (x100)")
-    axes.set_title("Polarity vs semantic similarity, k = 16 (" + ", ".join(markers) + ")")
-    axes.legend(fontsize=8)
+    axes.set_title("Polarity P against semantic similarity S, k = 16 (labels: margin λ)", fontsize=11)
+    losses = [loss for loss in ROW_ORDER if any(_labels(r)["loss"] == loss for r in records)]
+    colour_legend = axes.legend(handles=[Line2D([], [], marker="o", linestyle="", color=colours[loss],
+                                                label=LABELS[loss]) for loss in losses],
+                                title="colour: loss", fontsize=8, title_fontsize=8, loc="upper left",
+                                bbox_to_anchor=(1.01, 1.0))
+    axes.add_artist(colour_legend)
+    axes.legend(handles=[Line2D([], [], marker=marker, linestyle="", color="0.4", label=column)
+                         for column, marker in markers.items()],
+                title="shape: base / training data", fontsize=8, title_fontsize=8, loc="lower left",
+                bbox_to_anchor=(1.01, 0.0))
     axes.grid(alpha=0.3)
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    figure.savefig(path, dpi=120, metadata={"Software": None})
+    return figure
 
 
 def _relative(path: Path, start: Path) -> str:

@@ -1,0 +1,204 @@
+"""The leaderboard's overview, its coverage rules, the trade-off scatter (checked on the plotted artists, not on
+bytes) and a model's page, on hand-written results whose expected values are worked out here."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sentibench.evaluation.units import UnitValues, units_path
+from sentibench.report import overview as overview_module
+from sentibench.report.leaderboard import build, render
+from sentibench.results.task_result import result_path, task_result, write_result
+from sentibench.tasks.registry import all_tasks
+
+GROUPS = {"sgts": ["sgts-imdb", "sgts-mr"], "probe": ["probe-mr"], "retrieval": ["retrieval-mr"],
+          "sts": ["sts-stsb"]}  # a small required suite: 5 tasks, SgTS first
+METRIC = {"sgts": "cosine_spearman", "probe": "accuracy", "retrieval": "polarity_score", "sts": "cosine_spearman"}
+MODELS = {"minilm": {"name": "minilm", "loader": "sentence-transformers"},
+          "tuned": {"name": "tuned", "loader": "trained", "base": "minilm", "recipe": {"method": "m"}},
+          "random": {"name": "random", "loader": "random"},
+          "partial": {"name": "partial", "loader": "trained", "base": "minilm", "recipe": {"method": "m"}}}
+SCORES = {  # (model, task) -> main score; 'partial' has the best SgTS but only 2 of the 5 tasks
+    ("minilm", "sgts-imdb"): 0.05, ("minilm", "sgts-mr"): 0.03, ("minilm", "probe-mr"): 0.77,
+    ("minilm", "retrieval-mr"): 0.61, ("minilm", "sts-stsb"): 0.82,
+    ("tuned", "sgts-imdb"): 0.33, ("tuned", "sgts-mr"): 0.37, ("tuned", "probe-mr"): 0.81,
+    ("tuned", "retrieval-mr"): 0.75, ("tuned", "sts-stsb"): 0.74,
+    ("random", "sgts-imdb"): 0.0, ("random", "sgts-mr"): -0.02, ("random", "probe-mr"): 0.49,
+    ("random", "retrieval-mr"): 0.50, ("random", "sts-stsb"): 0.01,
+    ("partial", "sgts-imdb"): 0.60, ("partial", "sgts-mr"): 0.70,
+}
+SIMILARITY = {"minilm": 0.50, "tuned": 0.41, "random": 0.05}  # retrieval's semantic similarity score S
+
+
+@pytest.fixture(autouse=True)
+def small_suite(monkeypatch):
+    monkeypatch.setattr(overview_module, "required_groups", lambda: dict(GROUPS))
+
+
+def _group(task: str) -> str:
+    return task.split("-")[0]
+
+
+def write(root: Path, model: str, task: str, score: float, half: float = 0.02) -> Path:
+    """A result with interval [score - half, score + half] and, for retrieval, its similarity score S."""
+    group, metric = _group(task), METRIC[_group(task)]
+    values = {metric: score, "main_score": score}
+    if group == "retrieval":
+        values["semantic_similarity_score"] = SIMILARITY[model]
+    provenance = {"model": MODELS[model], "main_split": "test", "limit": None,
+                  "task": {"name": task, "groups": [group], "main_score": metric,
+                           "version": all_tasks()[task].metadata.version},
+                  "dataset": {"name": task.split("-", 1)[1], "content_hash": f"{task}-data"},
+                  "trained_on_eval_dataset": model == "tuned" and task.endswith("-mr"),
+                  "details": {"confidence_interval": {"low": score - half, "high": score + half}}}
+    path = result_path(root, model, "r1", task)
+    write_result(path, task_result(task, "data", {"test": values}, 0.1, provenance))
+    return path
+
+
+@pytest.fixture
+def results(tmp_path) -> Path:
+    root = tmp_path / "results"
+    for (model, task), score in SCORES.items():
+        write(root, model, task, score)
+    return root
+
+
+def _table(text: str, heading: str) -> list[list[str]]:
+    """The rows (header first) of the Markdown table right after `heading`."""
+    lines = text.split(heading + "\n", 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| "))
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        if not line.startswith("|--"):
+            rows.append([cell.strip() for cell in line.split("|")[1:-1]])
+    return rows
+
+
+def test_overview_ranks_only_full_coverage_and_lists_the_rest_apart(results):
+    text = render(results)
+    assert text.index("## Overview") < text.index("## sgts") < text.index("## probe"), "overview, then SgTS first"
+    ranked = _table(text, "### Full coverage of the required suite (3 models, ranked)")
+    assert ranked[0] == ["rank", "model", "kind", "sgts (2)", "probe (1)", "retrieval (1)", "sts (1)"]
+    # Group ranks: sgts tuned > minilm > random; probe tuned > minilm > random; retrieval tuned > minilm >
+    # random; sts minilm > tuned > random. Mean ranks: tuned (1+1+1+2)/4 = 1.25, minilm 1.75, random 3.
+    # No unit values stored: a group's interval is the normal combination, half-width sqrt(n h^2)/n = h/sqrt(n).
+    h2 = 100 * 0.02 / np.sqrt(2)
+    assert ranked[1:] == [
+        ["1.25", "tuned", "trained here", f"35.00 ± {h2:.2f}", "81.00 ± 2.00", "75.00 ± 2.00", "74.00 ± 2.00"],
+        ["1.75", "minilm", "pretrained", f"4.00 ± {h2:.2f}", "77.00 ± 2.00", "61.00 ± 2.00", "82.00 ± 2.00"],
+        ["3.00", "random", "baseline", f"-1.00 ± {h2:.2f}", "49.00 ± 2.00", "50.00 ± 2.00", "1.00 ± 2.00"]]
+    partial = _table(text, "### Partial coverage, not ranked (1 models)")
+    assert partial[1] == ["partial", "trained here", "2/5", f"65.00 ± {h2:.2f}", "", "", ""]
+    assert "`roberta-base`: hub-only" in text, "a packaged card that cannot run here is listed as such"
+    assert text == render(results), "same results, same bytes"
+
+
+def test_a_group_table_never_ranks_a_partial_row_above_a_full_one(results):
+    rows = _table(render(results), "## sgts")
+    assert rows[0] == ["model", "rank", "average", "coverage", "sgts-imdb", "sgts-mr"]
+    assert [r[:4] for r in rows[1:]] == [["partial", "1.00", "65.00", "2/2"], ["tuned", "2.00", "35.00", "2/2"],
+                                         ["minilm", "3.00", "4.00", "2/2"], ["random", "4.00", "-1.00", "2/2"]]
+    write(results, "partial", "probe-mr", 0.99)
+    write(results, "random", "sgts-vader-tweets", 0.9)  # a third SgTS column only 'random' has
+    rows = _table(render(results), "## sgts")
+    assert [r[:4] for r in rows[1:]] == [["random", "1.00", "29.33", "3/3"], ["minilm", "", "", "2/3"],
+                                         ["partial", "", "", "2/3"], ["tuned", "", "", "2/3"]]
+    probe = _table(render(results), "## probe")
+    assert [r[:4] for r in probe[1:]][0] == ["partial", "1.00", "99.00", "1/1"]
+
+
+def test_group_interval_bootstraps_the_stored_unit_values(tmp_path):
+    """Two tasks with 0/1 unit values (p = 0.8 and 0.6, n = 2000 each): the mean's standard error is
+    sqrt(0.8 * 0.2 / 2000 + 0.6 * 0.4 / 2000) / 2 = 0.007071, so the 95% interval is about +- 0.01386."""
+    from sentibench.report.overview import BOOTSTRAP, group_mean
+    from sentibench.results.task_result import read_result
+
+    paths = []
+    for task, p in (("probe-mr", 0.8), ("probe-imdb", 0.6)):
+        values = np.zeros(2000)
+        values[: int(p * 2000)] = 1.0
+        path = write(tmp_path, "minilm", task, p)
+        UnitValues(values, "test item", "m", "h").save(units_path(path))
+        paths.append(path)
+    mean = group_mean([read_result(p) for p in paths])
+    assert mean.method == BOOTSTRAP and mean.mean == pytest.approx(0.7)
+    assert (mean.high - mean.low) / 2 == pytest.approx(1.96 * 0.007071, rel=0.12)
+    assert mean.low < 0.7 < mean.high
+
+
+def test_tradeoff_panels_plot_each_model_with_its_intervals_and_an_arrow_from_its_base(results):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.legend import Legend
+
+    from sentibench.report.tradeoff import draw, panels
+
+    board = build(results)
+    similarity, retrieval = panels(board)
+    points = {p.model: p for p in similarity.points}
+    assert set(points) == {"minilm", "tuned", "random"}, "'partial' has no STS-B: not plotted"
+    assert (points["tuned"].x, points["tuned"].y) == pytest.approx((74.0, 35.0))
+    assert points["tuned"].x_interval == pytest.approx((72.0, 76.0)) and points["tuned"].base == "minilm"
+    assert {p.model: (p.x, p.y) for p in retrieval.points} == pytest.approx(
+        {"minilm": (50.0, 61.0), "tuned": (41.0, 75.0), "random": (5.0, 50.0)})
+    assert all(p.x_interval is None for p in retrieval.points), "S has no stored interval"
+
+    figure = draw(board)
+    left = figure.axes[0]
+    marker = next(line for line in left.lines if line.get_gid() == "point:sgts:tuned")
+    assert (marker.get_xdata()[0], marker.get_ydata()[0]) == pytest.approx((74.0, 35.0))
+    arrows = {a.arrow_patch.get_gid(): a for a in left.texts if a.arrow_patch is not None}
+    assert set(arrows) == {"arrow:sgts:tuned"}, "one method card, one arrow"
+    assert arrows["arrow:sgts:tuned"].xy == pytest.approx((74.0, 35.0))
+    assert arrows["arrow:sgts:tuned"].xyann == pytest.approx((82.0, 4.0)), "from its base minilm"
+    caps = [line for line in left.lines if line.get_gid() is None and len(line.get_ydata()) == 1]
+    assert pytest.approx(35.0 + 100 * 0.02 / np.sqrt(2)) in [c.get_ydata()[0] for c in caps], "the y bar's end"
+    legend = next(child for child in figure.get_children() if isinstance(child, Legend))
+    assert [t.get_text() for t in legend.get_texts()] == ["pretrained", "trained here", "baseline",
+                                                          "base → method card"]
+    FigureCanvasAgg(figure).draw()  # lays the figure out as saving it does
+    renderer = figure.canvas.get_renderer()
+    canvas = figure.bbox
+    for text in [figure._suptitle, *(a.title for a in figure.axes)]:
+        box = text.get_window_extent(renderer)
+        assert canvas.x0 <= box.x0 and box.x1 <= canvas.x1 and box.y1 <= canvas.y1, "titles inside the canvas"
+
+
+def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tmp_path):
+    from sentibench.report.leaderboard_html import write_html
+
+    for model, score in (("tuned", 0.37), ("minilm", 0.03)):  # sgts-mr unit values on the same 4 sentences
+        path = result_path(results, model, "r1", "sgts-mr")
+        UnitValues(np.array([score - 0.1, score + 0.1, score - 0.05, score + 0.05]), "sentence", "m",
+                   "same").save(units_path(path))
+    write_html(results, tmp_path / "site")
+    page = (tmp_path / "site" / "models" / "tuned.html").read_text()
+    assert '<a class="base" href="minilm.html">minilm</a>' in page
+    assert "none: no training log is recorded" in page
+    assert 'href="../../results/tuned/r1/sgts-mr.json">37.00*</a>' in page, "score, in-domain mark, its JSON"
+    assert "<td>[35.00, 39.00]</td>" in page and "<code>sgts-mr-data</code>" in page
+    comparison = page.split('id="comparison"')[1]
+    row = comparison.split('<tr data-task="sgts-mr">')[1].split("</tr>")[0]
+    assert 'href="../../results/minilm/r1/sgts-mr.json">3.00</a>' in row, "the base's score links to its JSON"
+    assert "<td>34.00</td>" in row and "paired bootstrap over 4 sentences" in row  # 37 - 3, on the same units
+    assert "no unit values stored" in comparison.split('<tr data-task="probe-mr">')[1].split("</tr>")[0]
+    assert "No base" in (tmp_path / "site" / "models" / "minilm.html").read_text()
+
+
+def test_group_means_cached_by_file_bytes_and_a_bad_cache_entry_is_recomputed(results):
+    import json
+
+    from sentibench.core.paths import cache_dir
+
+    cache = cache_dir() / "leaderboard-group-means.json"
+    cache.unlink(missing_ok=True)
+    first = render(results)
+    entries = json.loads(cache.read_text())
+    assert len(entries) == 3 * 4 + 1, "one entry per (model, complete group)"
+    cache.write_text(json.dumps({key: {"mean": "NaN", "low": None, "high": None, "method": "?"} for key in entries}))
+    assert render(results) == first, "a malformed entry is recomputed, never shown"
+    write(results, "tuned", "probe-mr", 0.5)  # the file changed: its group is recomputed, not read back
+    assert "| 1.50   | minilm" in render(results)
