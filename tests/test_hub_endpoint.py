@@ -34,7 +34,8 @@ def _dataset_repo() -> Repo:
 
 
 def _plugin(folder: Path, revision: str) -> Path:
-    """A plug-in declaring the hub dataset, pinned to its commit (as every hub dataset should be)."""
+    """A plug-in declaring the hub dataset, pinned to its commit (as every hub dataset should be); the
+    built-in sgts family gives it `sgts-tiny-reviews`."""
     package = folder / "tinyhub_dataset"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(
@@ -43,14 +44,10 @@ def _plugin(folder: Path, revision: str) -> Path:
         "    name='tiny-reviews', description='reviews on a local hub', kind='classification',\n"
         "    label_names=('negative', 'positive'), license='test', citation='test', tags=('sentiment',),\n"
         f"    hub=HubSource({DATASET!r}, revision={revision!r})))\n")
-    (package / "task.py").write_text(  # the built-in sgts family takes datasets with an offline source only
-        "from sentibench.tasks.registry import register_family\nfrom sentibench.tasks.sgts import SgTSTask\n\n"
-        "register_family('sgts-hub', lambda spec: [SgTSTask(spec.name)] if spec.name == 'tiny-reviews' else None)\n")
     info = folder / "tinyhub_dataset-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinyhub-dataset\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("[sentibench.datasets]\ntiny-reviews = tinyhub_dataset\n\n"
-                                           "[sentibench.tasks]\nsgts-hub = tinyhub_dataset.task\n")
+    (info / "entry_points.txt").write_text("[sentibench.datasets]\ntiny-reviews = tinyhub_dataset\n")
     return folder
 
 
@@ -87,6 +84,7 @@ def test_a_hub_model_on_a_hub_dataset_through_the_endpoint_then_offline(tmp_path
     stored = _result(tmp_path, "online")
     assert stored["sentibench"]["model"]["revision"] == model.commit  # the commit, not "main"
     assert stored["sentibench"]["model"]["hub_id"] == MODEL
+    assert stored["sentibench"]["dataset"]["sources"] == [f"hub {DATASET}@{dataset.commit}"]  # the data's commit
 
     # the same command on a machine without the Hub: the filled cache serves both, the endpoint is gone
     offline = _bench(tmp_path, plugin, hf_home, "offline", HF_HUB_OFFLINE="1",
@@ -94,7 +92,7 @@ def test_a_hub_model_on_a_hub_dataset_through_the_endpoint_then_offline(tmp_path
     assert offline.returncode == 0, offline.stderr
     again = _result(tmp_path, "offline")
     assert again["sentibench"]["model"]["revision"] == model.commit
-    assert again["scores"] == stored["scores"]
+    assert again["scores"] == stored["scores"] and again["sentibench"]["dataset"] == stored["sentibench"]["dataset"]
 
 
 @pytest.mark.parametrize("env", [{"HF_HUB_OFFLINE": "1"}, {"HF_HUB_OFFLINE": "0"}], ids=["offline", "unreachable"])

@@ -152,7 +152,7 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
                  "tolerance": task.metadata.tolerance, "fine_tunes": task.metadata.fine_tunes},
         "main_split": task.metadata.eval_splits[0],
         "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
-                    "sources": list(dataset.spec.provenance)},
+                    "sources": list(dataset.sources)},
         "trained_on_eval_dataset": task.metadata.dataset in card.training_data,
         "seed": context.seed,
         "limit": context.limit,
