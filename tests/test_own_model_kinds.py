@@ -5,6 +5,7 @@ which re-runs every task. Tiny models and the 16-sentence fixture task keep each
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -141,3 +142,29 @@ def test_each_kind_of_model_runs_ranks_exports_submits_and_verifies(kind, home, 
     assert "weights" in out
     out = bench(capsys, "verify", tmp_path / "outbox" / name, "--results", tmp_path / "merged", "--leaderboard", "")
     assert f"verified '{name}': re-ran 1 of 1 task(s)" in out
+
+
+def _transformers_folder(folder: Path, target: Path) -> Path:
+    """The tiny sentence-transformers folder's BERT as a plain transformers folder."""
+    target.mkdir(parents=True)
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"):
+        shutil.copyfile(folder / name, target / name)
+    return target
+
+
+def test_a_smoke_budget_caps_a_method_trained_by_a_library_trainer(tmp_path, fixture_task, tiny_st_folder):  # noqa: F811
+    """polarity-st trains in sentence-transformers' trainer, not the shared loop: the budget caps it too."""
+    from sentibench.models.trained import DONE_FILE, train
+
+    base = _transformers_folder(tiny_st_folder, tmp_path / "base")
+    options = {"samples_per_epoch": "8", "epochs": "2", "batch_size": "4", "eval_limit": "none", "pool_size": "40",
+               "threshold": "none", "loss": "triplet", "margin": "0.1", "lr": "1e-3"}
+    runs = {}
+    for budget in (None, 1):
+        out = tmp_path / f"budget-{budget}"
+        train("polarity-st", str(base), "fixture-reviews", "cpu", options=options, out_dir=out, write_card=False,
+              smoke_steps=budget)
+        runs[budget] = json.loads((out / DONE_FILE).read_text())
+    assert "smoke_steps" not in runs[None]["recipe"] and runs[1]["recipe"]["smoke_steps"] == 1
+    assert (runs[None]["training"]["steps"], runs[1]["training"]["steps"]) == (4, 1)  # 2 epochs of 2 steps; 1
+    assert [entry["step"] for entry in runs[1]["training"]["loss_curve"]] == [1]

@@ -50,6 +50,12 @@ def step_budget(steps: int | None) -> Iterator[None]:
         STEP_BUDGET.reset(token)
 
 
+def hf_max_steps() -> int:
+    """The step budget as a Hugging Face `TrainingArguments.max_steps` (-1: none), for a method whose
+    training runs in a library's trainer instead of `train_loop`."""
+    return STEP_BUDGET.get() or -1
+
+
 @dataclass(frozen=True)
 class LoopConfig:
     """How long and how to optimise; a method's preset builds one."""
