@@ -313,9 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--limit", type=at_least(1),
                      help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
     run.add_argument("--smoke-training", type=at_least(1), metavar="STEPS",
-                     help="train each trained card with every training loop capped at STEPS steps (its own "
-                          "checkpoint, revision <revision>-smokeSTEPS): a smoke test of the whole pipeline, "
-                          "kept off the leaderboard like --limit")
+                     help="train each trained card, and fine-tune it in few-shot tasks, with every training loop "
+                          "capped at STEPS steps (its own checkpoint, revision <revision>-smokeSTEPS): a smoke "
+                          "test of the whole pipeline, kept off the leaderboard like --limit")
     run.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     run.add_argument("--no-ci", action="store_true",
                      help="skip confidence intervals and unit values (bench compare then cannot pair them)")

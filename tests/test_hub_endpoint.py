@@ -135,8 +135,9 @@ def _tiny_roberta(folder: Path) -> dict[str, bytes]:
 def test_senticse_roberta_smoke_trains_from_the_pinned_hub_base_and_stays_off_the_leaderboard(tmp_path):
     """`bench run --model senticse-roberta --tasks ...` with roberta-base (its card's hub id at its pinned
     commit) served by the local endpoint and `--smoke-training 2`: the whole pipeline (base download, SentiCSE
-    paper preset, checkpoint, evaluation, a fine-tuning few-shot task) in seconds; the results are filed under
-    the smoke revision and kept off the leaderboard and out of submissions."""
+    paper preset, checkpoint, evaluation, a fine-tuning few-shot task), every training loop capped at 2
+    steps; the results are filed under the smoke revision and kept off the leaderboard and out of
+    submissions."""
     from sentibench.models import get_card
     from sentibench.report.leaderboard import render
     from sentibench.results.task_result import iter_results
@@ -160,6 +161,8 @@ def test_senticse_roberta_smoke_trains_from_the_pinned_hub_base_and_stays_off_th
         model = result.provenance.model
         assert (model.name, model.revision) == ("senticse-roberta", "senticse-paper-r1-smoke2")
         assert model.recipe["smoke_steps"] == 2 and result.smoke
+    (fewshot,) = [r for r in results if r.task_name.startswith("fewshot")]
+    assert {seed.steps for seed in fewshot.provenance.details.per_seed} == {2}  # its fine-tuning is capped too
     (report,) = (tmp_path / "home" / "checkpoints").rglob("training_report.json")
     training = json.loads(report.read_text())
     assert training["recipe"]["smoke_steps"] == 2 and training["training"]["steps"] == 2

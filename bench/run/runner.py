@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -223,6 +224,16 @@ class RunSettings:
     intervals: bool = True
 
 
+def _smoke_budget(card: ModelCard) -> AbstractContextManager:
+    """A smoke-trained card's tasks fine-tune under its step budget too (their results are smoke runs)."""
+    steps = card.recipe.get("smoke_steps") if card.recipe else None
+    if not steps:
+        return nullcontext()
+    from sentibench.training.loop import step_budget  # torch: only when a smoke-trained card runs
+
+    return step_budget(steps)
+
+
 def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProcessModel, card: ModelCard,
                    settings: RunSettings, datasets: dict[str, DatasetSpec]) -> Iterator[ItemOutcome]:
     """A job's work (on a worker, or in this process): one model's encoder opened once, then its items
@@ -250,7 +261,8 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
     for item in items:
         before = encoded()
         try:
-            result, unit_values = evaluate_one(card, encoder, item.task, context)
+            with _smoke_budget(card):
+                result, unit_values = evaluate_one(card, encoder, item.task, context)
             outcome = ItemOutcome(result=result, units=unit_values)
         except UnavailableError as error:
             outcome = ItemOutcome(problem=str(error), unavailable=True)
@@ -302,8 +314,9 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     A model is a card name, a local folder, a hub id, a `ModelCard`, or an object the user holds (a
     SentenceTransformer, an mteb encoder, an `InProcessModel`, anything with `encode(list[str])`: named by
     `as_model`); `dtype` overrides the cards' inference dtype (float32 by default). `smoke_training` runs
-    each trained card's whole pipeline with every training loop capped at that many steps (its own
-    checkpoint and revision; the results are smoke runs, kept off the leaderboard like `limit`)."""
+    each trained card's whole pipeline with every training loop (its training, its few-shot fine-tuning)
+    capped at that many steps (its own checkpoint and revision; the results are smoke runs, kept off the
+    leaderboard like `limit`)."""
     _check_arguments(output_folder, batch_size, limit, device, smoke_training)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
