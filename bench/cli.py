@@ -58,7 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     report = run(models, tasks, Path(args.output_folder), overwrite=args.overwrite_strategy, seed=args.seed,
                  limit=args.limit, batch_size=args.batch_size, device=args.device, use_cache=not args.no_cache,
-                 dtype=args.dtype, executor=executor, intervals=not args.no_ci)
+                 dtype=args.dtype, executor=executor, intervals=not args.no_ci, smoke_training=args.smoke_training)
     print(f"{len(report.written)} result(s) written, {len(report.skipped)} already done, "
           f"{len(report.unavailable)} unavailable here, {len(report.failed)} failed; "
           f"{report.encoded} text(s) encoded; {time.perf_counter() - started:.1f}s", file=sys.stderr)
@@ -319,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=at_least(0), default=0)
     run.add_argument("--limit", type=at_least(1),
                      help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
+    run.add_argument("--smoke-training", type=at_least(1), metavar="STEPS",
+                     help="train each trained card, and fine-tune it in few-shot tasks, with every training loop "
+                          "capped at STEPS steps (its own checkpoint, revision <revision>-smokeSTEPS): a smoke "
+                          "test of the whole pipeline, kept off the leaderboard like --limit")
     run.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     run.add_argument("--no-ci", action="store_true",
                      help="skip confidence intervals and unit values (bench compare then cannot pair them)")

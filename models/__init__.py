@@ -8,9 +8,10 @@ imported on first use (PEP 562), so reading cards (`bench list models`) does not
 from sentibench.models.cards import ModelCard, all_cards, get_card
 
 __all__ = ["ModelCard", "all_cards", "card_for", "describe", "get_card", "load_encoder", "load_trainable", "prepare",
-           "weights_folder"]
+           "smoke_trained", "weights_folder"]
 _LAZY = {"card_for": "loaders", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
-         "weights_folder": "loaders", "prepare": "trained"}
+         "weights_folder": "loaders", "prepare": "trained",
+         "smoke_trained": "trained"}
 
 
 def __getattr__(name: str):

@@ -65,16 +65,25 @@ def _check_output(out_dir: Path) -> None:
                          "overwrites a folder it did not create: choose a new path")
 
 
+def _full_recipe(method: str, base: str, data: str, preset: str, seed: int, options: dict[str, Any] | None,
+                 smoke_steps: int | None) -> dict[str, Any]:
+    """The recipe, with the smoke-training budget when there is one (its own checkpoint and revision)."""
+    recipe = make_recipe(method, base, data, preset, seed, options)
+    return {**recipe, "smoke_steps": smoke_steps} if smoke_steps else recipe
+
+
 def train(method: str, base: str, data: str, preset: str, seed: int = 0, options: dict[str, Any] | None = None,
           out_dir: Path | None = None, name: str | None = None, device: str | None = None,
-          write_card: bool = True) -> ModelCard | None:
-    """Train; write the checkpoint, its training report and (unless `write_card` is False) a card."""
+          write_card: bool = True, smoke_steps: int | None = None) -> ModelCard | None:
+    """Train; write the checkpoint, its training report and (unless `write_card` is False) a card.
+    `smoke_steps` caps every training loop of the method (a smoke test of the pipeline, not a model)."""
     from sentibench.data import get_dataset
+    from sentibench.training.loop import step_budget  # torch: imported when something trains
 
     chosen = get_method(method)
     check_preset(chosen, preset)
     base_card = card_for(base)  # a card name, a local folder or a hub id; fails early when unknown
-    recipe = make_recipe(method, base, data, preset, seed, options)
+    recipe = _full_recipe(method, base, data, preset, seed, options, smoke_steps)
     name = check_name(name or f"{method}-{base_card.name}-{data}-{preset}-s{seed}"
                       + (f"-{recipe_hash(recipe)[:6]}" if options else ""))
     user_folder = out_dir is not None
@@ -88,9 +97,10 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     with atomic_folder(out_dir, replace=not user_folder) as tmp:
         print(f"training {method} ({preset} preset) from {base} on {data} -> {out_dir}", file=sys.stderr)
         started = time.time()
-        report = chosen.train(TrainRequest(method=method, base=CardBase(base, base_card), data=data,
-                                           preset=preset, seed=seed, out_dir=tmp, device=device,
-                                           options=dict(options or {})))
+        with step_budget(smoke_steps):
+            report = chosen.train(TrainRequest(method=method, base=CardBase(base, base_card), data=data,
+                                               preset=preset, seed=seed, out_dir=tmp, device=device,
+                                               options=dict(options or {})))
         if checkpoint_kind(tmp) is None:
             raise BenchError(f"method '{method}' finished without writing a checkpoint")
         report = {**report, "recipe": recipe, "data_hash": data_hash,
@@ -130,16 +140,28 @@ def ensure_trained(card: ModelCard) -> Path:
     if card.checkpoint and ((Path(card.checkpoint) / DONE_FILE).exists() or not card.recipe):
         return Path(card.checkpoint)  # trained here, or a user's own checkpoint folder
     recipe = card.recipe
-    folder = _cache_folder(check_name(card.name), make_recipe(
+    smoke_steps = recipe.get("smoke_steps")
+    folder = _cache_folder(check_name(card.name), _full_recipe(
         recipe["method"], recipe["base"], recipe["data"], recipe["preset"], recipe.get("seed", 0),
-        recipe.get("options")))
+        recipe.get("options"), smoke_steps))
     if not (folder / DONE_FILE).exists():
         _require_base(card)
+        budget = f", smoke training: at most {smoke_steps} step(s) per loop" if smoke_steps else ""
         print(f"model '{card.name}' has no checkpoint yet: training it now ({recipe['method']}, "
-              f"{recipe['preset']} preset).", file=sys.stderr)
+              f"{recipe['preset']} preset{budget}).", file=sys.stderr)
         train(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], int(recipe.get("seed", 0)),
-              options=recipe.get("options"), name=card.name, write_card=False)
+              options=recipe.get("options"), name=card.name, write_card=False, smoke_steps=smoke_steps)
     return folder
+
+
+def smoke_trained(card: ModelCard, steps: int) -> ModelCard:
+    """A trained card's smoke-training twin: the same recipe with every training loop capped at `steps`,
+    trained into its own checkpoint and filed under its own revision (`<revision>-smoke<steps>`); its
+    results are smoke runs (never on the leaderboard, never submitted). Any other card is returned as is."""
+    if card.loader != "trained" or not card.recipe:
+        return card
+    return dataclasses.replace(card, revision=f"{card.revision}-smoke{steps}", checkpoint=None,
+                               recipe={**card.recipe, "smoke_steps": steps})
 
 
 def ready(card: ModelCard) -> ModelCard:

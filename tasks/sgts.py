@@ -78,10 +78,11 @@ class SgTSTask(Task):
 
 
 def sgts_family(spec: DatasetSpec) -> list[SgTSTask] | None:
-    """Every packaged binary sentiment dataset; a long-text set is capped at `max_examples` per polarity."""
-    if spec.offline and spec.is_binary and spec.has("sentiment"):
-        return [SgTSTask(spec.name, max_per_class=spec.max_examples, design=design, required=design == "all-pairs")
-                for design in ("all-pairs", "paper")]
+    """Every binary sentiment dataset, packaged or on the Hub only (then not required: it runs where the
+    Hugging Face cache or endpoint can serve it); a long-text set is capped at `max_examples` per polarity."""
+    if spec.is_binary and spec.has("sentiment"):
+        return [SgTSTask(spec.name, max_per_class=spec.max_examples, design=design,
+                         required=spec.offline and design == "all-pairs") for design in ("all-pairs", "paper")]
     return None
 
 

@@ -18,9 +18,12 @@ class Repo:
     repo_id: str
     files: dict[str, bytes]
     requests: list[str] = field(default_factory=list)
+    pinned: str | None = None  # the commit to report (a real repository's pinned commit); default: from the files
 
     @property
     def commit(self) -> str:
+        if self.pinned:
+            return self.pinned
         digest = hashlib.sha1()
         for name, data in sorted(self.files.items()):
             digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())

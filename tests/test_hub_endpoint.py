@@ -34,7 +34,8 @@ def _dataset_repo() -> Repo:
 
 
 def _plugin(folder: Path, revision: str) -> Path:
-    """A plug-in declaring the hub dataset, pinned to its commit (as every hub dataset should be)."""
+    """A plug-in declaring the hub dataset, pinned to its commit (as every hub dataset should be); the
+    built-in sgts family gives it `sgts-tiny-reviews`."""
     package = folder / "tinyhub_dataset"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(
@@ -43,14 +44,10 @@ def _plugin(folder: Path, revision: str) -> Path:
         "    name='tiny-reviews', description='reviews on a local hub', kind='classification',\n"
         "    label_names=('negative', 'positive'), license='test', citation='test', tags=('sentiment',),\n"
         f"    hub=HubSource({DATASET!r}, revision={revision!r})))\n")
-    (package / "task.py").write_text(  # the built-in sgts family takes datasets with an offline source only
-        "from sentibench.tasks.registry import register_family\nfrom sentibench.tasks.sgts import SgTSTask\n\n"
-        "register_family('sgts-hub', lambda spec: [SgTSTask(spec.name)] if spec.name == 'tiny-reviews' else None)\n")
     info = folder / "tinyhub_dataset-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinyhub-dataset\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("[sentibench.datasets]\ntiny-reviews = tinyhub_dataset\n\n"
-                                           "[sentibench.tasks]\nsgts-hub = tinyhub_dataset.task\n")
+    (info / "entry_points.txt").write_text("[sentibench.datasets]\ntiny-reviews = tinyhub_dataset\n")
     return folder
 
 
@@ -87,6 +84,7 @@ def test_a_hub_model_on_a_hub_dataset_through_the_endpoint_then_offline(tmp_path
     stored = _result(tmp_path, "online")
     assert stored["sentibench"]["model"]["revision"] == model.commit  # the commit, not "main"
     assert stored["sentibench"]["model"]["hub_id"] == MODEL
+    assert stored["sentibench"]["dataset"]["sources"] == [f"hub {DATASET}@{dataset.commit}"]  # the data's commit
 
     # the same command on a machine without the Hub: the filled cache serves both, the endpoint is gone
     offline = _bench(tmp_path, plugin, hf_home, "offline", HF_HUB_OFFLINE="1",
@@ -94,7 +92,7 @@ def test_a_hub_model_on_a_hub_dataset_through_the_endpoint_then_offline(tmp_path
     assert offline.returncode == 0, offline.stderr
     again = _result(tmp_path, "offline")
     assert again["sentibench"]["model"]["revision"] == model.commit
-    assert again["scores"] == stored["scores"]
+    assert again["scores"] == stored["scores"] and again["sentibench"]["dataset"] == stored["sentibench"]["dataset"]
 
 
 @pytest.mark.parametrize("env", [{"HF_HUB_OFFLINE": "1"}, {"HF_HUB_OFFLINE": "0"}], ids=["offline", "unreachable"])
@@ -107,3 +105,65 @@ def test_neither_cache_nor_endpoint_is_one_fast_line(tmp_path, env):
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "needs the Hugging Face Hub" in done.stderr and ("HF_HUB_OFFLINE" in done.stderr) == (
         env["HF_HUB_OFFLINE"] == "1")
+
+
+# the mission's own command: a trained card whose base is a Hub-only model, smoke-trained
+
+
+def _tiny_roberta(folder: Path) -> dict[str, bytes]:
+    """A 1-layer RobertaForMaskedLM (safetensors, with its MLM head) and a byte-level BPE trained on the
+    fixture sentences: the files of a Hub repository, by name."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaTokenizerFast
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator([text for text, _ in FIXTURE_SENTENCES] * 3, vocab_size=400, min_frequency=1,
+                            show_progress=False, special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    folder.mkdir(parents=True)
+    bpe.save_model(str(folder))
+    tokenizer = RobertaTokenizerFast.from_pretrained(str(folder))
+    torch.manual_seed(0)
+    config = RobertaConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=32, max_position_embeddings=132, pad_token_id=tokenizer.pad_token_id,
+                           bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+    RobertaForMaskedLM(config).save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_senticse_roberta_smoke_trains_from_the_pinned_hub_base_and_stays_off_the_leaderboard(tmp_path):
+    """`bench run --model senticse-roberta --tasks ...` with roberta-base (its card's hub id at its pinned
+    commit) served by the local endpoint and `--smoke-training 2`: the whole pipeline (base download, SentiCSE
+    paper preset, checkpoint, evaluation, a fine-tuning few-shot task), every training loop capped at 2
+    steps; the results are filed under the smoke revision and kept off the leaderboard and out of
+    submissions."""
+    from sentibench.models import get_card
+    from sentibench.report.leaderboard import render
+    from sentibench.results.task_result import iter_results
+
+    base = get_card("roberta-base")
+    roberta = Repo("model", base.hub_id, _tiny_roberta(tmp_path / "tiny-roberta"), pinned=base.revision)
+    environment = {**os.environ, "SENTIBENCH_HOME": str(tmp_path / "home"), "HF_HOME": str(tmp_path / "hf-home"),
+                   "HF_HUB_OFFLINE": "0", "OMP_NUM_THREADS": "1"}
+    out = tmp_path / "out"
+    with HubServer([roberta]) as hub:
+        done = subprocess.run([sys.executable, "-m", "sentibench.cli", "run", "--model", "senticse-roberta",
+                               "--tasks", "sgts-mr,fewshot-senticse-k1-mr", "--limit", "8", "--smoke-training", "2",
+                               "--output-folder", str(out)], env={**environment, "HF_ENDPOINT": hub.url},
+                              capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert any(f"/revision/{base.revision}" in r or f"/resolve/{base.revision}/" in r for r in roberta.requests)
+    assert "smoke training: at most 2 step(s) per loop" in done.stderr
+    results = list(iter_results(out))
+    assert sorted(r.task_name for r in results) == ["fewshot-senticse-k1-mr", "sgts-mr"]
+    for result in results:
+        model = result.provenance.model
+        assert (model.name, model.revision) == ("senticse-roberta", "senticse-paper-r1-smoke2")
+        assert model.recipe["smoke_steps"] == 2 and result.smoke
+    (fewshot,) = [r for r in results if r.task_name.startswith("fewshot")]
+    assert {seed.steps for seed in fewshot.provenance.details.per_seed} == {2}  # its fine-tuning is capped too
+    (report,) = (tmp_path / "home" / "checkpoints").rglob("training_report.json")
+    training = json.loads(report.read_text())
+    assert training["recipe"]["smoke_steps"] == 2 and training["training"]["steps"] == 2
+    assert "senticse-roberta" not in render(out)

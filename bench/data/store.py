@@ -42,6 +42,7 @@ class PreparedDataset:
     folder: Path
     content_hash: str  # sha256 over every split's rows, in order
     split_names: tuple[str, ...]
+    sources: tuple[str, ...] = ()  # where the rows came from: the spec's pinned sources, or `hub <id>@<commit>`
 
     @cached_property
     def splits(self) -> datasets.DatasetDict:
@@ -129,28 +130,38 @@ def validate(spec: DatasetSpec, rows: RowsBySplit) -> None:
                              f"0..{len(spec.label_names) - 1}")
 
 
-def _load_from_hub(spec: DatasetSpec) -> RowsBySplit:
+def _load_from_hub(spec: DatasetSpec) -> tuple[RowsBySplit, str]:
+    """The rows of the spec's Hub dataset and the source they came from, `hub <id>@<commit>` (the commit
+    the revision resolved to: datasets names a Hub dataset's prepared cache by it)."""
     import datasets
 
     hub = spec.hub
     try:  # datasets reads its own cache first (HF_DATASETS_CACHE) and honours HF_HUB_OFFLINE and HF_ENDPOINT
-        loaded = datasets.load_dataset(hub.repo_id, hub.config, revision=hub.revision)
+        builder = datasets.load_dataset_builder(hub.repo_id, hub.config, revision=hub.revision)
+        builder.download_and_prepare()
+        loaded = builder.as_dataset()
     except Exception as error:  # the boundary to the Hub's libraries: any failure is one line
         raise hub_unavailable(f"dataset '{spec.name}' ({hub.repo_id})", error) from None
+    if hub.revision and len(hub.revision) == 40 and builder.hash != hub.revision:
+        raise BenchError(f"dataset '{spec.name}': {hub.repo_id} is pinned to commit {hub.revision} but "
+                         f"{builder.hash} was served")
     rename = {theirs: ours for ours, theirs in hub.columns.items()}
     out: RowsBySplit = {}
     for ours in SPLITS:
         theirs = hub.splits.get(ours, ours)
         if theirs in loaded:
             out[ours] = [{rename.get(k, k): v for k, v in row.items()} for row in loaded[theirs]]
-    return out
+    config = f" ({hub.config})" if hub.config else ""
+    return out, f"hub {hub.repo_id}@{builder.hash}{config}"
 
 
-def _read_rows(spec: DatasetSpec) -> RowsBySplit:
+def _read_rows(spec: DatasetSpec) -> tuple[RowsBySplit, tuple[str, ...]]:
+    """The rows and their sources (the spec's pinned sources, or the Hub commit they were read at)."""
     if spec.load_rows is not None:
-        return spec.load_rows()
+        return spec.load_rows(), spec.provenance
     if spec.hub is not None:
-        return _load_from_hub(spec)
+        rows, source = _load_from_hub(spec)
+        return rows, (*spec.provenance, source)
     raise BenchError(f"dataset '{spec.name}' declares no source")
 
 
@@ -169,14 +180,15 @@ def _prepare(spec: DatasetSpec, folder) -> None:
     import datasets
 
     datasets.disable_progress_bars()  # materialising is quick; its per-split bars are noise
-    rows = make_splits(spec, _read_rows(spec))
+    rows, sources = _read_rows(spec)
+    rows = make_splits(spec, rows)
     validate(spec, rows)
     tmp = tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.")
     try:
         datasets.DatasetDict({k: datasets.Dataset.from_list(v) for k, v in rows.items()}).save_to_disk(tmp)
         atomic_write_json(os.path.join(tmp, META_FILE), {
             "name": spec.name, "recipe": spec.recipe, "content_hash": content_hash(rows),
-            "sizes": {k: len(v) for k, v in rows.items()}, "provenance": list(spec.provenance),
+            "sizes": {k: len(v) for k, v in rows.items()}, "provenance": list(sources),
             "files": _file_hashes(Path(tmp)),
         })
         shutil.rmtree(folder, ignore_errors=True)
@@ -217,4 +229,5 @@ def get_dataset(name: str) -> PreparedDataset:
         meta = _verified(folder)
         if meta is None:
             raise BenchError(f"dataset '{name}': the copy just prepared in {folder} does not verify")
-    return PreparedDataset(spec, folder, meta["content_hash"], tuple(meta["sizes"]))
+    return PreparedDataset(spec, folder, meta["content_hash"], tuple(meta["sizes"]),
+                           tuple(meta.get("provenance", spec.provenance)))

@@ -195,5 +195,7 @@ class TaskResult(Typed):
 
     @property
     def smoke(self) -> bool:
-        """A smoke run (`--limit`): never on the leaderboard, never submitted."""
-        return self.sentibench.limit is not None
+        """A smoke run (`--limit`, or a model trained with `--smoke-training`): never on the leaderboard,
+        never submitted."""
+        model = self.sentibench.model
+        return self.sentibench.limit is not None or bool(model and model.recipe.get("smoke_steps"))

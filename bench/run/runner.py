@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -20,7 +21,7 @@ from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, r
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
-from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare
+from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare, smoke_trained
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel, as_model
 from sentibench.results.schema import TaskResult
@@ -152,7 +153,7 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
                  "tolerance": task.metadata.tolerance, "fine_tunes": task.metadata.fine_tunes},
         "main_split": task.metadata.eval_splits[0],
         "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
-                    "sources": list(dataset.spec.provenance)},
+                    "sources": list(dataset.sources)},
         "trained_on_eval_dataset": task.metadata.dataset in card.training_data,
         "seed": context.seed,
         "limit": context.limit,
@@ -164,12 +165,14 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance), evaluation.units
 
 
-def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, device: str | None) -> None:
+def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, device: str | None,
+                     smoke_training: int | None = None) -> None:
     """Every argument checked before any work, so a bad one never reaches the cache or a result."""
     if not isinstance(batch_size, int) or batch_size < 1:
         raise BenchError(f"batch size must be a whole number of at least 1, got {batch_size!r}")
-    if limit is not None and (not isinstance(limit, int) or limit < 1):
-        raise BenchError(f"limit must be a whole number of at least 1 (or none), got {limit!r}")
+    for what, value in (("limit", limit), ("smoke training steps", smoke_training)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise BenchError(f"{what} must be a whole number of at least 1 (or none), got {value!r}")
     if device:
         pick_device(device)
     folder = Path(output_folder)
@@ -221,6 +224,16 @@ class RunSettings:
     intervals: bool = True
 
 
+def _smoke_budget(card: ModelCard) -> AbstractContextManager:
+    """A smoke-trained card's tasks fine-tune under its step budget too (their results are smoke runs)."""
+    steps = card.recipe.get("smoke_steps") if card.recipe else None
+    if not steps:
+        return nullcontext()
+    from sentibench.training.loop import step_budget  # torch: only when a smoke-trained card runs
+
+    return step_budget(steps)
+
+
 def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProcessModel, card: ModelCard,
                    settings: RunSettings, datasets: dict[str, DatasetSpec]) -> Iterator[ItemOutcome]:
     """A job's work (on a worker, or in this process): one model's encoder opened once, then its items
@@ -248,7 +261,8 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
     for item in items:
         before = encoded()
         try:
-            result, unit_values = evaluate_one(card, encoder, item.task, context)
+            with _smoke_budget(card):
+                result, unit_values = evaluate_one(card, encoder, item.task, context)
             outcome = ItemOutcome(result=result, units=unit_values)
         except UnavailableError as error:
             outcome = ItemOutcome(problem=str(error), unavailable=True)
@@ -295,12 +309,15 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
         overwrite: OverwriteStrategy = "only-missing", seed: int = 0, limit: int | None = None,
         batch_size: int = 32, device: str | None = None, use_cache: bool = True,
         encoder_factory: EncoderFactory | None = None, executor: Executor | None = None,
-        intervals: bool = True, dtype: str | None = None) -> RunReport:
+        intervals: bool = True, dtype: str | None = None, smoke_training: int | None = None) -> RunReport:
     """Every (model, task) item not already done, through `executor` (default: in this process, in order).
     A model is a card name, a local folder, a hub id, a `ModelCard`, or an object the user holds (a
     SentenceTransformer, an mteb encoder, an `InProcessModel`, anything with `encode(list[str])`: named by
-    `as_model`); `dtype` overrides the cards' inference dtype (float32 by default)."""
-    _check_arguments(output_folder, batch_size, limit, device)
+    `as_model`); `dtype` overrides the cards' inference dtype (float32 by default). `smoke_training` runs
+    each trained card's whole pipeline with every training loop (its training, its few-shot fine-tuning)
+    capped at that many steps (its own checkpoint and revision; the results are smoke runs, kept off the
+    leaderboard like `limit`)."""
+    _check_arguments(output_folder, batch_size, limit, device, smoke_training)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
     report = RunReport()
@@ -315,6 +332,8 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
             if in_process:
                 raise BenchError(f"in-process model '{card.name}' runs as given; set its dtype on the object")
             card = dataclasses.replace(card, dtype=check_dtype(dtype))
+        if smoke_training is not None and not in_process:
+            card = smoke_trained(card, smoke_training)
         pending = []
         for task in tasks:
             path = result_path(output_folder, card.name, card.revision, task.name, card.dtype)

@@ -79,7 +79,9 @@ def result_problems(card: ModelCard, results: list[TaskResult]) -> list[str]:
             problems.append(f"{result.task_name}: made by '{name}' revision {revision}, "
                             f"not '{card.name}' revision {card.revision}")
         if result.smoke:
-            problems.append(f"{result.task_name}: a smoke run (--limit {provenance.limit}); rerun without --limit")
+            flag, value = (("--limit", provenance.limit) if provenance.limit is not None
+                           else ("--smoke-training", provenance.model.recipe["smoke_steps"]))
+            problems.append(f"{result.task_name}: a smoke run ({flag} {value}); rerun without {flag}")
         if provenance.from_dirty_tree:
             problems.append(f"{result.task_name}: made from a tree with uncommitted changes "
                             f"({provenance.git_commit}); commit, then rerun")

@@ -4,7 +4,8 @@
    sha256 equal, no links.
 2. The card, under the loading rules plus a submission's own: no `package` the harness does not ship,
    a checkpoint inside the submission or a sentibench cache (`safety.confined`), weights that are
-   safetensors with no custom code, a name no packaged card uses.
+   safetensors with no custom code, a name no packaged card uses (unless it is that packaged card,
+   unchanged: results of our own cards are submitted and re-run like any other).
 3. The results, statically (`submission.result_problems`): required suite, task versions, dataset hashes,
    no `--limit`, committed code, one weights sha256.
 4. Where the weights are reachable (the submission, a local cache, the registry, the Hub), every task is
@@ -91,8 +92,9 @@ def submission_card(folder: Path) -> ModelCard:
         raise Rejected(problems)
     data = load_card_yaml(folder / CARD_FILE)
     packaged = packaged_cards()
-    if data["name"] in packaged:
-        problems.append(f"card: the name '{data['name']}' belongs to a packaged card; choose another")
+    if data["name"] in packaged and data != load_card_yaml(Path(packaged[data["name"]].path)):
+        problems.append(f"card: the name '{data['name']}' belongs to a packaged card, and this card differs from "
+                        "it; choose another name")
     if data.get("package") and data["package"] not in {c.package for c in packaged.values()}:
         problems.append(f"card: package '{data['package']}' is not one sentibench ships; include the weights "
                         "(`bench submit --with-weights`) or give a hub_id")

@@ -15,7 +15,8 @@ owns the rest, identically for every method:
   state is restored at the end;
 - a progress bar with ETA, a loss curve averaged over `log_every` steps, and a JSON-able report.
 
-A non-finite loss stops training with a one-line error.
+A non-finite loss stops training with a one-line error. Inside `step_budget(n)` (a smoke-training run,
+`bench run --smoke-training N`) every loop stops after at most `n` steps, whatever its method asked for.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -34,6 +37,23 @@ from tqdm.auto import tqdm
 from sentibench.core.errors import BenchError
 
 LossFn = Callable[[Any], tuple[torch.Tensor, dict[str, float]]]
+STEP_BUDGET: ContextVar[int | None] = ContextVar("sentibench_step_budget", default=None)
+
+
+@contextmanager
+def step_budget(steps: int | None) -> Iterator[None]:
+    """Within the block, every training loop stops after at most `steps` steps (None: no cap)."""
+    token = STEP_BUDGET.set(steps)
+    try:
+        yield
+    finally:
+        STEP_BUDGET.reset(token)
+
+
+def hf_max_steps() -> int:
+    """The step budget as a Hugging Face `TrainingArguments.max_steps` (-1: none), for a method whose
+    training runs in a library's trainer instead of `train_loop`."""
+    return STEP_BUDGET.get() or -1
 
 
 @dataclass(frozen=True)
@@ -115,7 +135,8 @@ def train_loop(module: torch.nn.Module, epoch_batches: Callable[[int], Iterable[
     """
     from transformers import get_linear_schedule_with_warmup
 
-    steps = total_steps(config, steps_per_epoch)
+    steps, budget = total_steps(config, steps_per_epoch), STEP_BUDGET.get()
+    steps = steps if budget is None else min(steps, budget)
     optimizer = build_optimizer(module, config)
     schedule = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=config.warmup_steps,
                                                num_training_steps=steps)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
+from sentibench.training.loop import hf_max_steps
 from sentibench.training.options import apply_options
 
 
@@ -65,7 +66,7 @@ def train(request) -> dict:
             num_iterations=config.num_iterations, body_learning_rate=(config.body_lr, config.body_lr),
             head_learning_rate=config.head_lr, l2_weight=config.l2_weight, loss=CosineSimilarityLoss,
             end_to_end=True, max_length=config.max_length, seed=request.seed, report_to="none", save_strategy="no",
-            show_progress_bar=True)
+            show_progress_bar=True, max_steps=hf_max_steps())
         trainer = setfit.Trainer(model=model, args=args, train_dataset=sample)
         trainer.train()
     losses = [{"step": e.get("step"), "loss": e["embedding_loss"]} for e in trainer.st_trainer.state.log_history

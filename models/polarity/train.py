@@ -47,6 +47,7 @@ from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, NeighbourSearch, Thinning, example_pool
 from sentibench.models.polarity.losses import TripletDistance, loss_spec
+from sentibench.training.loop import hf_max_steps
 from sentibench.training.options import apply_options
 
 
@@ -188,7 +189,7 @@ def train(request) -> dict:
             lr_scheduler_type="linear", eval_strategy="steps", eval_steps=steps_per_epoch, save_strategy="no",
             logging_steps=max(1, steps_per_epoch // 4), seed=request.seed, data_seed=request.seed,
             report_to="none", batch_sampler=config.batch_sampler, disable_tqdm=False,
-            use_cpu=str(model.device) == "cpu")
+            use_cpu=str(model.device) == "cpu", max_steps=hf_max_steps())
         trainer = SentenceTransformerTrainer(
             model=model, args=args, train_dataset=training_dataset(rows, spec.input_type, texts), loss=loss,
             evaluator=evaluator)
