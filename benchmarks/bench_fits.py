@@ -19,7 +19,8 @@ The profile that located the cost (committed here as the command that made it):
     OMP_NUM_THREADS=1 python -m cProfile -s cumtime benchmarks/bench_fits.py --tasks senteval-vader-amazon \\
         --side old --repeats 1 | head -60
 
-`--side old|new` times one side only (for a profile). `--smoke`: a check that the script runs (CI runs it;
+`--side old|new` times one side only (for a profile); `--jobs N` gives the new side N threads for its folds
+(default: every core), to tell the work saved from the cores added. `--smoke`: a check that the script runs (CI runs it;
 no timing means anything): small random vectors instead of a model's cache, the JSON to a temporary folder.
 """
 
@@ -232,10 +233,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", help="comma-separated task names (default: the required suite's classifier tasks)")
     parser.add_argument("--repeats", type=int, default=1, help="interleaved runs per side and task")
     parser.add_argument("--side", choices=["old", "new"], help="time one side only")
+    parser.add_argument("--jobs", type=int, help="the new side's threads for folds (default: every core)")
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--smoke", action="store_true", help="a few seconds' check that the script runs")
     args = parser.parse_args(argv)
     sides = (args.side,) if args.side else ("old", "new")
+    if args.jobs:
+        from sentibench.evaluation import classifiers
+
+        classifiers.FOLD_JOBS = args.jobs
     report = {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "load_before": os.getloadavg(),
               "machine": machine(), "model": None if args.smoke else args.model,
               "arguments": vars(args) | {"output": None}}

@@ -109,13 +109,13 @@ class Search:
 
 
 def c_search(x: np.ndarray, y: np.ndarray, cv, seed: int, grid: tuple[float, ...] = C_GRID, refit: bool = True,
-             standardise: bool = True, jobs: int = FOLD_JOBS) -> Search:
+             standardise: bool = True, jobs: int | None = None) -> Search:
     """(Standardise x once, then) choose C over `grid` by mean held-out accuracy over the folds `cv` (ties: the
     smaller C), widening past an improving edge (`widening_search`): the answers of scikit-learn's
     `LogisticRegressionCV(Cs=grid, cv=cv, scoring="accuracy")` on each grid, fit for fit, but each fold's
-    path is fitted once and continued when the grid widens upwards (`FoldPath`), and the folds run on every
-    core (`jobs` threads). `refit` fits all rows with the chosen C, warm-started from the folds' mean weights at
-    it; else the one fold's model at its best C is kept."""
+    path is fitted once and continued when the grid widens upwards (`FoldPath`), and the folds run on
+    `jobs` threads (default `FOLD_JOBS`). `refit` fits all rows with the chosen C, warm-started from the
+    folds' mean weights at it; else the one fold's model at its best C is kept."""
     from joblib import Parallel, delayed
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
@@ -126,7 +126,7 @@ def c_search(x: np.ndarray, y: np.ndarray, cv, seed: int, grid: tuple[float, ...
     xs = check_array(scaler.transform(x) if scaler else x, dtype=np.float64, order="C")
     folds = list(cv.split(xs, y))
     paths = [FoldPath()] * len(folds)
-    with Parallel(n_jobs=min(jobs, len(folds)), prefer="threads") as parallel:
+    with Parallel(n_jobs=min(jobs or FOLD_JOBS, len(folds)), prefer="threads") as parallel:
         def fit(grid: tuple[float, ...]) -> tuple[list[FoldPath], tuple[float, ...]]:
             nonlocal paths
             paths = parallel(delayed(path.extended)(xs, y, train, test, grid, seed)
