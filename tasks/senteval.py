@@ -38,14 +38,12 @@ from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation.classifiers import (
     C_LIMITS,
-    chosen_c,
+    c_search,
     classification_scores,
     grid_edge_warning,
     item_units,
     kfold_protocol,
-    search_on,
     split_protocol,
-    widening_search,
 )
 from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
@@ -65,9 +63,9 @@ def cv_then_test(x_train, y_train, x_test, y_test, seed: int, positive_f1: bool)
     from sklearn.model_selection import StratifiedKFold
 
     cv = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=seed)
-    model = widening_search(search_on(cv, seed, x_train, y_train, standardise=False), chosen_c, SENTEVAL_GRID)
-    best, cv_accuracy = chosen_c(model)
-    predicted = model.predict(x_test)
+    search = c_search(x_train, y_train, cv, seed, SENTEVAL_GRID, standardise=False)
+    best, cv_accuracy = search.C, search.by_c
+    predicted = search.predict(x_test)
     scores = classification_scores(y_test, predicted)
     if positive_f1:
         scores["f1"] = float(f1_score(y_test, predicted, average="binary"))

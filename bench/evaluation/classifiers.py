@@ -6,9 +6,9 @@ improving (`widening_search`). The tasks' module docstrings state the protocol e
 
 from __future__ import annotations
 
-import inspect
+import os
 from collections.abc import Callable
-from functools import cache
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -32,53 +32,132 @@ separable data they settle on the max-margin direction; either way the score tie
 WIDEN_STEPS = 4  # powers of two added beyond an improving edge per widening
 DEV_FRACTION = 0.1
 MAX_ITER = 500  # lbfgs iterations per C; features without signal (the random floor) would otherwise crawl
+FOLD_JOBS = os.cpu_count() or 1
+"""Folds whose paths are fitted at once (threads: lbfgs spends its time in BLAS and scikit-learn's loss,
+which release the GIL)."""
 
 
-def tuned_classifier(cv, seed: int, refit: bool = True, grid: tuple[float, ...] = C_GRID,
-                     standardise: bool = True) -> Pipeline:
-    """(Standardise, then) scikit-learn's `LogisticRegressionCV` over `grid` with the folds `cv`: the
-    grid is one warm-started regularisation path per fold (far cheaper than a fit per C), the best mean
-    accuracy wins (ties: the smaller C); `refit` fits all rows again with it, else the one fold's model
-    is kept as is."""
-    from sklearn.linear_model import LogisticRegressionCV
+@dataclass
+class FoldPath:
+    """One fold's regularisation path as far as it has been fitted: for each C of an ascending grid, the
+    weights (`LogisticRegressionCV`'s layout: coefficients then intercept, one row per class beyond two)
+    and the accuracy on the fold's held-out rows."""
+
+    grid: tuple[float, ...] = ()
+    weights: tuple[np.ndarray, ...] = ()
+    scores: tuple[float, ...] = ()
+
+    def extended(self, x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
+                 grid: tuple[float, ...], seed: int) -> FoldPath:
+        """The path over `grid`: a grid that only adds larger Cs continues this path from its last fit;
+        any other starts again from zero weights. Either way each C is fitted once, warm-started from the
+        previous C's weights, exactly as `LogisticRegressionCV` fits a fold's path."""
+        from sklearn import config_context
+        from sklearn.linear_model import LogisticRegression
+
+        keep = len(self.grid) if grid[:len(self.grid)] == self.grid else 0
+        fit = LogisticRegression(warm_start=True, max_iter=MAX_ITER, random_state=seed)
+        if keep:
+            _set_weights(fit, self.weights[-1], np.unique(y))
+        weights, scores = list(self.weights[:keep]), list(self.scores[:keep])
+        x_train, y_train, x_test, y_test = x[train], y[train], x[test], y[test]
+        with config_context(assume_finite=True, skip_parameter_validation=True):  # checked once, in c_search
+            for c in grid[keep:]:
+                fit.set_params(C=c).fit(x_train, y_train)
+                weights.append(_weights(fit))
+                scores.append(_accuracy(weights[-1], fit.classes_, x_test, y_test))
+        return FoldPath(grid, tuple(weights), tuple(scores))
+
+
+def _weights(fit) -> np.ndarray:
+    """A fitted LogisticRegression's weights in `LogisticRegressionCV`'s path layout."""
+    if len(fit.classes_) == 2:
+        return np.concatenate([fit.coef_[0], fit.intercept_])
+    return np.concatenate([fit.coef_, fit.intercept_[:, None]], axis=1)
+
+
+def _set_weights(model, w: np.ndarray, classes: np.ndarray) -> None:
+    """Give `model` the weights `w` (path layout) as `LogisticRegressionCV` sets its final model's."""
+    model.classes_ = classes
+    if w.ndim == 1:
+        model.coef_, model.intercept_ = w[:-1][None, :], np.array([w[-1]])
+    else:
+        model.coef_, model.intercept_ = w[:, :-1], w[:, -1]
+
+
+def _accuracy(w: np.ndarray, classes: np.ndarray, x_test: np.ndarray, y_test: np.ndarray) -> float:
+    """Held-out accuracy of the weights `w`, with the arithmetic of `LogisticRegressionCV`'s path scoring
+    (its classifier's `predict`; accuracy, the mean of the 0/1 hits, is exact)."""
+    from sklearn.linear_model import LogisticRegression
+
+    scorer = LogisticRegression()
+    scorer.classes_, scorer.coef_, scorer.intercept_ = classes, w[..., :-1], w[..., -1]
+    return float(np.mean(scorer.predict(x_test) == y_test))
+
+
+@dataclass(frozen=True)
+class Search:
+    """A finished C search: the chosen C, the mean held-out accuracy per C searched (keys `str(C)`), and the
+    classifier to score with ((standardise, then) logistic regression)."""
+
+    C: float
+    by_c: dict[str, float]
+    model: Pipeline
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self.model.predict(x)
+
+
+def c_search(x: np.ndarray, y: np.ndarray, cv, seed: int, grid: tuple[float, ...] = C_GRID, refit: bool = True,
+             standardise: bool = True, jobs: int | None = None) -> Search:
+    """(Standardise x once, then) choose C over `grid` by mean held-out accuracy over the folds `cv` (ties: the
+    smaller C), widening past an improving edge (`widening_search`): the answers of scikit-learn's
+    `LogisticRegressionCV(Cs=grid, cv=cv, scoring="accuracy")` on each grid, fit for fit, but each fold's
+    path is fitted once and continued when the grid widens upwards (`FoldPath`), and the folds run on
+    `jobs` threads (default `FOLD_JOBS`). `refit` fits all rows with the chosen C, warm-started from the
+    folds' mean weights at it; else the one fold's model at its best C is kept."""
+    from joblib import Parallel, delayed
+    from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
+    from sklearn.utils import check_array
 
-    search = LogisticRegressionCV(Cs=list(grid), cv=cv, scoring="accuracy", max_iter=MAX_ITER, refit=refit,
-                                  random_state=seed, **_new_attributes())
-    return make_pipeline(StandardScaler(), search) if standardise else make_pipeline(search)
+    scaler = StandardScaler().fit(x) if standardise else None
+    xs = check_array(scaler.transform(x) if scaler else x, dtype=np.float64, order="C")
+    folds = list(cv.split(xs, y))
+    paths = [FoldPath()] * len(folds)
+    with Parallel(n_jobs=min(jobs or FOLD_JOBS, len(folds)), prefer="threads") as parallel:
+        def fit(grid: tuple[float, ...]) -> tuple[list[FoldPath], tuple[float, ...]]:
+            nonlocal paths
+            paths = parallel(delayed(path.extended)(xs, y, train, test, grid, seed)
+                             for path, (train, test) in zip(paths, folds))
+            return paths, grid
+
+        paths, grid = widening_search(fit, lambda done: _choice(*done), grid)
+    scores = np.array([path.scores for path in paths])  # folds x Cs
+    best = int(np.argmax(scores.sum(axis=0)))
+    classes = np.unique(y)
+    model = LogisticRegression(C=grid[best], warm_start=True, max_iter=MAX_ITER, random_state=seed)
+    if refit:
+        _set_weights(model, np.mean([path.weights[best] for path in paths], axis=0), classes)
+        model.fit(xs, y)
+        _set_weights(model, _weights(model), classes)
+    else:
+        _set_weights(model, np.mean([path.weights[int(np.argmax(path.scores))] for path in paths], axis=0), classes)
+    pipeline = make_pipeline(scaler, model) if scaler else make_pipeline(model)
+    return Search(grid[best], {str(c): float(a) for c, a in zip(grid, scores.mean(axis=0))}, pipeline)
 
 
-def search_on(cv, seed: int, x: np.ndarray, y: np.ndarray, refit: bool = True,
-              standardise: bool = True) -> Callable[[tuple[float, ...]], Pipeline]:
-    """The C search on (x, y) with folds `cv` as a function of its grid (`tuned_classifier`, fitted), for
-    `widening_search`."""
-    return lambda grid: tuned_classifier(cv, seed, refit=refit, grid=grid, standardise=standardise).fit(x, y)
-
-
-@cache
-def _new_attributes() -> dict:
-    """scikit-learn >= 1.8 announces simpler LogisticRegressionCV attributes and an explicit L2 (l1 ratio
-    0); opt in where the switch exists."""
-    from sklearn.linear_model import LogisticRegressionCV
-
-    return ({"use_legacy_attributes": False, "l1_ratios": (0.0,)}
-            if "use_legacy_attributes" in inspect.signature(LogisticRegressionCV).parameters else {})
-
-
-def chosen_c(model: Pipeline) -> tuple[float, dict[str, float]]:
-    """The C a tuned classifier chose and its mean validation accuracy per C."""
-    search = model[-1]
-    grid = list(search.Cs_)
-    scores = search.scores_ if not isinstance(search.scores_, dict) else next(iter(search.scores_.values()))
-    by_c = np.asarray(scores).reshape(-1, len(grid)).mean(axis=0)  # folds x Cs (x one l1 ratio)
-    return float(np.ravel(search.C_)[0]), {str(c): float(a) for c, a in zip(grid, by_c)}
+def _choice(paths: list[FoldPath], grid: tuple[float, ...]) -> tuple[float, dict[str, float]]:
+    """The chosen C (best summed accuracy, the first on a tie) and mean accuracy by C of fold paths."""
+    scores = np.array([path.scores for path in paths])
+    return grid[int(np.argmax(scores.sum(axis=0)))], {str(c): float(a) for c, a in zip(grid, scores.mean(axis=0))}
 
 
 def improving_edge(best: float, by_c: dict[str, float]) -> int:
     """-1 (+1) when `best` is the smallest (largest) C of a search and scores strictly better there than at
     the next C inwards, so the optimum may lie beyond it; 0 otherwise (an interior C, or a tie on a
-    plateau). `by_c` is the search's score by C (keys `str(C)`, as `chosen_c` writes them)."""
+    plateau). `by_c` is the search's score by C (keys `str(C)`, as `Search.by_c` holds them)."""
     grid = sorted(float(c) for c in by_c)
     if len(grid) < 2:
         return 0
@@ -114,7 +193,7 @@ def widening_search(fit: Callable[[tuple[float, ...]], T], choice: Callable[[T],
 def grid_edge_warning(searches: list[tuple[float, dict[str, float]]]) -> str | None:
     """A warning when a search's chosen C is still an improving edge of the grid it searched
     (`improving_edge`): after `widening_search`, only at `C_LIMITS`. `searches` are (chosen C, score by C)
-    pairs, e.g. from `chosen_c`. Results carry it in details["grid_edge_warning"]; None when none is."""
+    pairs, e.g. from `c_search`. Results carry it in details["grid_edge_warning"]; None when none is."""
     edges = [(c, by_c) for c, by_c in searches if improving_edge(c, by_c)]
     if not edges:
         return None
@@ -152,12 +231,10 @@ def split_protocol(x_train, y_train, x_dev, y_dev, x_test, y_test, seed: int, gr
     x = np.concatenate([x_train, x_dev])
     y = np.concatenate([y_train, y_dev])
     fold = np.r_[np.full(len(y_train), -1), np.zeros(len(y_dev), dtype=int)]
-    model = widening_search(search_on(PredefinedSplit(fold), seed, x, y, refit=False, standardise=standardise),
-                            chosen_c, grid)
-    best, dev_accuracy = chosen_c(model)
-    predicted = model.predict(x_test)
-    details = {"C": best, "dev_accuracy_by_C": dev_accuracy,
-               "grid_edge_warning": grid_edge_warning([(best, dev_accuracy)])}
+    search = c_search(x, y, PredefinedSplit(fold), seed, grid, refit=False, standardise=standardise)
+    predicted = search.predict(x_test)
+    details = {"C": search.C, "dev_accuracy_by_C": search.by_c,
+               "grid_edge_warning": grid_edge_warning([(search.C, search.by_c)])}
     return classification_scores(y_test, predicted), details, (predicted == y_test).astype(np.float64)
 
 
@@ -168,20 +245,24 @@ def kfold_protocol(x: np.ndarray, y: np.ndarray, folds: int, seed: int, inner_fo
     refit on all of it, score the held-out fold. Returns (mean scores over folds, details: per-fold scores,
     std, chosen Cs; per-item values whose mean is the mean fold accuracy: correctness x n / (folds x fold
     size))."""
+    from joblib import Parallel, delayed
     from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
-    per_fold, chosen, values, fold_of = [], [], np.zeros(len(y)), np.zeros(len(y), dtype=int)
-    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
-    for fold, (train_idx, test_idx) in enumerate(splitter.split(x, y)):
-        fold_of[test_idx] = fold
+    def fold_search(train_idx: np.ndarray) -> Search:
         inner = (StratifiedKFold(inner_folds, shuffle=True, random_state=seed) if inner_folds else
                  StratifiedShuffleSplit(1, test_size=dev_rows(y[train_idx]), random_state=seed))
-        model = widening_search(search_on(inner, seed, x[train_idx], y[train_idx], standardise=standardise),
-                                chosen_c, grid)
-        predicted = model.predict(x[test_idx])
+        return c_search(x[train_idx], y[train_idx], inner, seed, grid, standardise=standardise, jobs=1)
+
+    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(x, y))
+    searches = Parallel(n_jobs=min(FOLD_JOBS, folds), prefer="threads")(
+        delayed(fold_search)(train_idx) for train_idx, _ in splits)
+    per_fold, values, fold_of = [], np.zeros(len(y)), np.zeros(len(y), dtype=int)
+    for fold, ((_, test_idx), search) in enumerate(zip(splits, searches)):
+        fold_of[test_idx] = fold
+        predicted = search.predict(x[test_idx])
         per_fold.append(classification_scores(y[test_idx], predicted))
         values[test_idx] = (predicted == y[test_idx]) * len(y) / (folds * len(test_idx))
-        chosen.append(chosen_c(model))
+    chosen = [(search.C, search.by_c) for search in searches]
     scores = {m: float(np.mean([f[m] for f in per_fold])) for m in per_fold[0]}
     details = {"folds": folds, "C_per_fold": [c for c, _ in chosen], "per_fold": per_fold,
                "fold_ids_sha256": digest(fold_of.tolist()),
