@@ -10,9 +10,12 @@
 2. Ray's overhead per item: `--noop` items that do nothing, fanned out through Ray, wall time / items;
    and Ray's fixed start-up on its own: `ray.init`, then one worker per CPU importing the runner (done
    before the Ray run, so the ratio compares warm workers; a second ratio counts the start-up in).
-3. The measured cost of each item (its result's `evaluation_time`) and each model's job (their sum), the
-   inputs of the cluster estimate in docs/executors.md, and the bound no executor beats with whole-model
-   jobs: max(total / CPUs, the largest model's job).
+3. The measured cost of each item (its result's `evaluation_time`) and each model's frozen work (their sum).
+4. The largest single job before and after the split (issue 31, item 2), from the executors' own per-item
+   timings (`ItemTiming`: wall seconds where the job ran): "before" is a third cold local run whose jobs are
+   merged back into one frozen job per model (`OneJobPerModel`, the plan before the split); "after" is the
+   local run's plan (one job per dataset's frozen tasks); its results must equal the split run's too. The
+   bound no executor beats: max(total / CPUs, the largest job).
 `--keep DIR` keeps both result folders (DIR/local, DIR/ray) for `bench leaderboard` or a diff. `--smoke` (CI:
 the script still runs) takes two models x two tasks of the plug-in fixture's 48 reviews (tests/fixtures/plugin),
 a one-CPU Ray and 5 no-op items; it still fails when the two runs' results differ.
@@ -27,9 +30,14 @@ import shutil
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench_encode import SMOKE_DATASET, throwaway_home, use_smoke_dataset  # benchmarks/ is the script's folder
+
+from sentibench.core.executors import ItemTiming, Job, LocalExecutor
 
 WORKLOAD_MODELS = "all-minilm-l6-v2,paraphrase-minilm-l3-v2,random"
 WORKLOAD_TASKS = "sgts,probe"
@@ -44,6 +52,40 @@ def _import_runner(item: int) -> int:
     import sentibench.run.runner  # noqa: F401
 
     return item
+
+
+@dataclass
+class OneJobPerModel:
+    """An executor that runs the plan from before the split: the frozen jobs `run` makes for one model (they
+    share its `work`) merged into one job, its items in the order of `tasks` (as `run` was given them);
+    fine-tuning jobs as they are."""
+
+    inner: LocalExecutor
+    tasks: list[str]  # task names, in the order `run` was given them
+
+    @property
+    def timings(self) -> list[ItemTiming]:
+        return self.inner.timings
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[Any, Any]]:
+        merged: list[Job] = []
+        for job in jobs:
+            frozen = not any(item.task.metadata.fine_tunes for item in job.items)
+            if frozen and merged and merged[-1].work is job.work and not merged[-1].items[0].task.metadata.fine_tunes:
+                items = sorted(merged[-1].items + job.items, key=lambda item: self.tasks.index(item.task.name))
+                merged[-1] = Job(tuple(items), job.work, job.trains)
+            else:
+                merged.append(job)
+        return self.inner.run(merged)
+
+
+def largest_job(timings: list[ItemTiming]) -> tuple[float, list[str]]:
+    """The wall seconds of the largest job (its items' seconds added up) and its items."""
+    jobs: dict[int, list[ItemTiming]] = defaultdict(list)
+    for timing in timings:
+        jobs[timing.job].append(timing)
+    items = max(jobs.values(), key=lambda job: sum(t.seconds for t in job))
+    return sum(t.seconds for t in items), [t.label for t in items]
 
 
 def timed_run(models, tasks, out: Path, limit, executor):
@@ -93,14 +135,19 @@ def main(argv: list[str] | None = None) -> int:
 def measure(args: argparse.Namespace, home: Path) -> int:
     import torch
 
-    from sentibench.core.executors import LocalExecutor, fan_out
+    from sentibench.core.executors import fan_out
     from sentibench.results.task_result import comparable_results
     from sentibench.run.ray_executor import RayExecutor, import_ray
     from sentibench.tasks.registry import resolve
 
     models = [m.strip() for m in args.models.split(",")]
     tasks = resolve([t.strip() for t in args.tasks.split(",")])
-    local_s, local = timed_run(models, tasks, home / "local", args.limit, LocalExecutor())
+    before = OneJobPerModel(LocalExecutor(), [task.name for task in tasks])
+    before_s, before_report = timed_run(models, tasks, home / "before", args.limit, before)
+    after = LocalExecutor()
+    local_s, local = timed_run(models, tasks, home / "local", args.limit, after)
+    before_job_s, before_job = largest_job(before.timings)
+    after_job_s, after_job = largest_job(after.timings)
 
     ray = import_ray()
     started = time.perf_counter()
@@ -117,7 +164,7 @@ def measure(args: argparse.Namespace, home: Path) -> int:
     noop_s = time.perf_counter() - started
     ray.shutdown()
 
-    same = comparable_results(home / "local") == comparable_results(home / "ray")
+    same = comparable_results(home / "local") == comparable_results(home / "ray") == comparable_results(home / "before")
     costs = item_costs(home / "local")
     numbers = {
         "models": models, "tasks": [t.name for t in tasks], "limit": args.limit, "ray_cpus": args.cpus,
@@ -131,18 +178,27 @@ def measure(args: argparse.Namespace, home: Path) -> int:
         "noop_items": args.noop, "ray_overhead_per_item_s": round(noop_s / args.noop, 4),
         "item_cost_s": {m: {t: round(c, 2) for t, c in sorted(tc.items())} for m, tc in costs.items()},
         "model_cost_s": {m: round(sum(tc.values()), 2) for m, tc in costs.items()},
-        # what no executor can beat with whole-model jobs: the CPUs' share of the work, or the largest job
-        "ray_bound_s": round(max(sum(map(sum, (tc.values() for tc in costs.values()))) / args.cpus,
-                                 max(sum(tc.values()) for tc in costs.values())), 2),
+        "before_split": {"local_s": round(before_s, 2), "jobs": len({t.job for t in before.timings}),
+                         "largest_job_s": round(before_job_s, 2), "largest_job_items": before_job,
+                         "encoded": before_report.encoded},
+        "after_split": {"local_s": round(local_s, 2), "jobs": len({t.job for t in after.timings}),
+                        "largest_job_s": round(after_job_s, 2), "largest_job_items": after_job,
+                        "largest_item_s": round(max(t.seconds for t in after.timings), 2)},
+        "ray_largest_job_s": round(largest_job(executor.timings)[0], 2),
+        # what no executor can beat: the CPUs' share of the work, or the largest job
+        "ray_bound_s": round(max(sum(t.seconds for t in after.timings) / args.cpus, after_job_s), 2),
     }
     print(json.dumps(numbers, indent=2))
     print(f"local {local_s:.1f}s, Ray ({args.cpus} CPUs) {ray_s:.1f}s: ratio local / Ray {local_s / ray_s:.3f} "
-          f"(bound: {numbers['ray_bound_s']}s, the larger of the work / CPUs and the largest model's job)")
+          f"(bound: {numbers['ray_bound_s']}s, the larger of the work / CPUs and the largest job)")
+    print(f"largest job: {before_job_s:.1f}s before the split (one frozen job per model, {len(before_job)} items), "
+          f"{after_job_s:.1f}s after (one per dataset, {len(after_job)} items)")
     print(f"Ray overhead per item: {noop_s / args.noop * 1000:.1f} ms ({args.noop} no-op items); start-up: "
           f"ray.init {ray_init_s:.1f}s, {args.cpus} workers importing the runner {workers_s:.1f}s")
-    print(f"texts encoded: local {local.encoded}, Ray {remote.encoded}; result files identical: {same}")
+    print(f"texts encoded: before the split {before_report.encoded}, local {local.encoded}, Ray {remote.encoded}; "
+          f"result files identical: {same}")
     if args.keep:
-        for name in ("local", "ray"):
+        for name in ("before", "local", "ray"):
             shutil.copytree(home / name, args.keep / name, dirs_exist_ok=True)
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=2) + "\n")

@@ -1,4 +1,6 @@
-"""The executor seam: a run on a local Ray (2 CPUs, a deterministic fake encoder) writes the same result
+"""The executor seam: a model's frozen tasks run as one job per dataset (datasets that share a text in one),
+with results equal to one job per model even where a vector depends on its batch; executors time each item;
+a run on a local Ray (2 CPUs, a deterministic fake encoder) writes the same result
 files as the local executor and encodes each distinct text once; few-shot seeds fan out with the same
 scores; a killed worker's item reruns while finished items are not redone; an item lost too often fails
 alone and named; a run resumes after its driver is killed; a missing Ray or an unreachable cluster is one
@@ -21,8 +23,8 @@ import torch
 
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
-from sentibench.core.executors import LocalExecutor, fan_out
-from sentibench.data import DatasetSpec, register_dataset
+from sentibench.core.executors import Job, LocalExecutor, fan_out
+from sentibench.data import DatasetSpec, dataset_names, register_dataset
 from sentibench.embed.cache import CachedEncoder
 from sentibench.models.inprocess import InProcessModel
 from sentibench.results.task_result import comparable_results
@@ -33,6 +35,7 @@ from sentibench.tasks.fewshot import FewShotProtocol, FewShotTask
 from sentibench.tasks.registry import all_tasks
 from sentibench.training.finetune import FineTuneConfig
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # the "before" plan's executor
 DATASET = "ray-reviews"
 ROWS = [{"text": f"{'good' if i % 2 else 'bad'} {'film' if i % 3 else 'plot'} {i}", "label": i % 2}
         for i in range(48)]
@@ -114,6 +117,90 @@ def reviews():
     return frozen_tasks()
 
 
+class BatchSensitiveEncoder(WordHashEncoder):
+    """As `WordHashEncoder`, plus 0.001 x the number of texts in the call: a text's vector depends on the
+    batch it was encoded in, as a transformer's last digits do (padding, summation order)."""
+
+    def encode(self, texts, batch_size=32, show_progress_bar=None):
+        return super().encode(texts) + np.float32(0.001 * len(texts))
+
+
+@dataclass(frozen=True)
+class BatchSensitiveFactory(FakeFactory):
+    def __call__(self, card):
+        return CachedEncoder(BatchSensitiveEncoder(), {"model": card.name, "fake": self.tag})
+
+
+def register_more_reviews(shared: int) -> str:
+    """A second dataset of 40 reviews of its own plus the first `shared` texts of `ray-reviews`; its name."""
+    name = f"{DATASET}-more-{shared}"
+    rows = [{"text": f"{'good' if i % 2 else 'bad'} {'acting' if i % 3 else 'score'} {i}", "label": i % 2}
+            for i in range(40)] + ROWS[:shared]
+    if name not in dataset_names():
+        register_dataset(DatasetSpec(name=name, description="test", kind="classification",
+                                     label_names=("negative", "positive"), license="test", citation="test",
+                                     load_rows=lambda: {"all": rows}, split_fractions=(0.5, 0.0, 0.5),
+                                     tags=("sentiment", "review")))
+    return name
+
+
+def jobs_of(executor: LocalExecutor) -> list[list[str]]:
+    """The task names of each job the executor ran, from its per-item timings."""
+    jobs: dict[int, list[str]] = {}
+    for timing in executor.timings:
+        jobs.setdefault(timing.job, []).append(timing.label.split(" / ")[1])
+    return list(jobs.values())
+
+
+@pytest.mark.parametrize("shared", [0, 6])
+def test_frozen_tasks_run_one_job_per_dataset_with_the_results_of_one_job_per_model(reviews, tmp_path, shared):
+    """Tasks interleaved across two datasets; vectors depend on their batch. Disjoint datasets run as two jobs,
+    datasets that share texts as one; either way the results and the texts encoded equal those of the plan
+    before the split (one frozen job per model)."""
+    from bench_executor import OneJobPerModel  # noqa: I001 (benchmarks/, put on sys.path above)
+
+    other = register_more_reviews(shared)
+    sgts, probe = reviews[0], reviews[1]
+    tasks = [sgts, all_tasks()[f"sgts-{other}"], probe, all_tasks()[f"probe-{other}"]]
+    split, before = LocalExecutor(), OneJobPerModel(LocalExecutor(), [task.name for task in tasks])
+    report = run(["random"], tasks, tmp_path / "split", encoder_factory=BatchSensitiveFactory(f"{tmp_path}-split"),
+                 executor=split)
+    reference = run(["random"], tasks, tmp_path / "before", encoder_factory=BatchSensitiveFactory(f"{tmp_path}-b"),
+                    executor=before)
+    names = [task.name for task in tasks]
+    assert jobs_of(before) == [names]
+    assert jobs_of(split) == ([names[0::2], names[1::2]] if shared == 0 else [names])
+    assert len(report.written) == 4 and report.encoded == reference.encoded == 48 + 40
+    assert comparable_results(tmp_path / "split") == comparable_results(tmp_path / "before")
+
+
+def test_batch_sensitive_vectors_would_differ_if_datasets_that_share_texts_were_split(reviews, tmp_path, monkeypatch):
+    """The control of the test above: the same run with the sharing datasets forced apart differs."""
+    import sentibench.run.runner as runner
+
+    other = register_more_reviews(6)
+    tasks = [reviews[0], all_tasks()[f"sgts-{other}"], reviews[1], all_tasks()[f"probe-{other}"]]
+    run(["random"], tasks, tmp_path / "one", encoder_factory=BatchSensitiveFactory(f"{tmp_path}-one"))
+    monkeypatch.setattr(runner, "_dataset_texts", lambda name: {name})  # as if they shared nothing
+    run(["random"], tasks, tmp_path / "apart", encoder_factory=BatchSensitiveFactory(f"{tmp_path}-apart"))
+    assert comparable_results(tmp_path / "apart") != comparable_results(tmp_path / "one")
+
+
+def nap_each(seconds: tuple[float, ...]):
+    for pause in seconds:
+        time.sleep(pause)
+        yield pause
+
+
+def test_executors_time_each_item_where_its_job_ran():
+    executor = LocalExecutor()
+    assert list(executor.run([Job((0.05, 0.1), nap_each), Job((0.0,), nap_each)])) == [(0.05, 0.05), (0.1, 0.1),
+                                                                                         (0.0, 0.0)]
+    assert [(t.label, t.job) for t in executor.timings] == [("0.05", 0), ("0.1", 0), ("0.0", 1)]
+    first, second, third = (t.seconds for t in executor.timings)
+    assert 0.05 <= first < 0.5 and 0.1 <= second < 0.5 and third < 0.05
+
+
 def test_local_fan_out_yields_each_item_with_its_outcome_in_order():
     assert list(fan_out(LocalExecutor(), abs, [-2, 3, -5])) == [(-2, 2), (3, 3), (-5, 5)]
 
@@ -124,9 +211,11 @@ def test_ray_writes_the_local_results_and_encodes_each_text_once(ray_cluster, re
     fine_tuned = all_tasks()[f"fewshot-senticse-k1-{DATASET}"]  # too few examples for its protocol: fails
     tasks = [*reviews, fine_tuned]
     local = run(["random"], tasks, tmp_path / "local", encoder_factory=FakeFactory(f"{tmp_path}-local"))
-    ray = run(["random"], tasks, tmp_path / "ray", encoder_factory=FakeFactory(f"{tmp_path}-ray"),
-              executor=RayExecutor())
+    executor = RayExecutor()
+    ray = run(["random"], tasks, tmp_path / "ray", encoder_factory=FakeFactory(f"{tmp_path}-ray"), executor=executor)
     assert len(local.written) == len(ray.written) == len(FROZEN_TASKS)
+    assert sorted(t.label for t in executor.timings) == sorted(f"random / {t.name}" for t in tasks)
+    assert {t.job for t in executor.timings} == {0, 1}, "the frozen tasks' job, the fine-tuning task's"
     assert comparable_results(tmp_path / "ray") == comparable_results(tmp_path / "local")
     # Every distinct text of the four tasks (the 24 test and 24 train sentences) reaches the model once.
     assert ray.encoded == local.encoded == len(ROWS)

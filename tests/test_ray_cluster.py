@@ -1,8 +1,9 @@
 """A real Ray cluster on this machine: a head and two worker nodes started with `ray start` (one CPU each,
 loopback only, token authentication on as Ray >= 2.60 turns it on when a token exists), and drivers that
 attach by address. The results equal the local executor's; a whole worker node stopped mid-run (its raylet,
-workers and agents killed) costs only a rerun of its items; a driver that does not send the token gets one
-line within seconds. Each node's processes carry an environment marker of their own, so the test stops
+workers and agents killed) costs only a rerun of its items; a driver killed mid-run and started again with the
+same address and output folder redoes none of the finished items; a driver that does not send the token gets
+one line within seconds. Each node's processes carry an environment marker of their own, so the test stops
 exactly its own processes (never `ray stop`, which stops every Ray on the machine)."""
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ out, tag, address, log = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.a
 executor = LocalExecutor() if address == "local" else RayExecutor(address=address)
 report = run(list(MODELS), [Paced(task, log) for task in frozen_tasks()], out, encoder_factory=FakeFactory(tag),
              executor=executor)
-print(f"written {len(report.written)} failed {report.failed}")
+print(f"written {len(report.written)} already done {len(report.skipped)} failed {report.failed}")
 sys.exit(1 if report.failed else 0)
 """
 
@@ -141,12 +142,18 @@ def test_a_driver_without_the_token_mode_gets_one_line_within_seconds(cluster, t
     assert elapsed < 15, f"{elapsed:.1f} s, process start-up included (Ray alone retries for 20 s)"
 
 
-def test_results_equal_the_local_executor_and_survive_a_lost_worker_node(cluster, tmp_path):
-    local = drive(cluster, tmp_path / "local", f"{tmp_path}-local", "local", tmp_path / "local.log")
-    finish(local)
+@pytest.fixture(scope="module")
+def local_results(cluster, tmp_path_factory) -> dict:
+    """The workload's results from the local executor (what every cluster run must equal)."""
+    folder = tmp_path_factory.mktemp("local")
+    finish(drive(cluster, folder / "results", f"{folder}-local", "local", folder / "local.log"))
+    return comparable_results(folder / "results")
+
+
+def test_results_equal_the_local_executor_and_survive_a_lost_worker_node(cluster, local_results, tmp_path):
     whole = drive(cluster, tmp_path / "cluster", f"{tmp_path}-cluster", cluster.address, tmp_path / "cluster.log")
     finish(whole)
-    assert comparable_results(tmp_path / "cluster") == comparable_results(tmp_path / "local")
+    assert comparable_results(tmp_path / "cluster") == local_results
     nodes = {line.split()[0] for line in (tmp_path / "cluster.log").read_text().splitlines()}
     assert nodes == set(cluster.markers.values()), "each node ran a job"
 
@@ -159,10 +166,29 @@ def test_results_equal_the_local_executor_and_survive_a_lost_worker_node(cluster
     (running,) = [line.split()[1] for line in log.read_text().splitlines() if line.startswith(lost)]
     assert stop_cluster(lost) >= 2, "the node's raylet and its worker were stopped"
     finish(driver)
-    assert comparable_results(tmp_path / "lost") == comparable_results(tmp_path / "local")
+    assert comparable_results(tmp_path / "lost") == local_results
     evaluated = [line.split() for line in log.read_text().splitlines()]
     assert [node for node, task in evaluated if task == running][-1] != lost, "its item reran on another node"
     assert len(evaluated) == len(MODELS) * 4 + 1, "only the item in progress on the lost node ran twice"
+
+
+def test_a_driver_killed_mid_run_resumes_on_the_cluster_redoing_no_finished_item(cluster, local_results, tmp_path):
+    out, tag, log = tmp_path / "results", f"{tmp_path}-resumed", tmp_path / "evaluated.log"
+    driver = drive(cluster, out, tag, cluster.address, log)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.rglob("*.json")) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.05)
+    finally:
+        driver.kill()  # SIGKILL: the driver gets no chance to tidy up
+        driver.communicate()
+    finished = {path: path.read_bytes() for path in out.rglob("*.json")}
+    items = len(MODELS) * 4
+    assert 1 <= len(finished) < items, f"killed mid-run: {len(finished)} of {items} results written"
+    resumed = finish(drive(cluster, out, tag, cluster.address, log))
+    assert resumed.split()[:5] == ["written", str(items - len(finished)), "already", "done", str(len(finished))]
+    assert {path: path.read_bytes() for path in finished} == finished, "finished items are not redone"
+    assert comparable_results(out) == local_results
 
 
 def test_a_port_that_is_not_a_ray_head_is_one_line_within_seconds():

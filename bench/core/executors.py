@@ -3,8 +3,8 @@
 An *item* is the smallest piece of work whose result stands on its own: (model, task) for `bench run`,
 (task, seed) for a few-shot task, one configuration of a sweep. Each item has a `label` that names it
 in progress lines and failures. A `Job` is a run of items that belong together (a model's
-frozen-embedding tasks share one loaded encoder and one encode pass) and the function that does them:
-`work(items)` yields one outcome per item, in order, as each finishes. An executor runs jobs and yields
+frozen-embedding tasks on one dataset share one loaded encoder and one encode pass) and the function that
+does them: `work(items)` yields one outcome per item, in order, as each finishes. An executor runs jobs and yields
 `(item, outcome)` pairs as outcomes arrive:
 
 - `LocalExecutor` (the default) runs the jobs one after another in this process, exactly as a plain loop
@@ -13,14 +13,16 @@ frozen-embedding tasks share one loaded encoder and one encode pass) and the fun
   worker is lost is rerun, and an item that still cannot finish gets an `ItemFailed` outcome while the
   other items go on.
 
-Only `work` and the items travel to a worker, so both must pickle: a module-level function (or a
-`functools.partial` of one) and plain dataclasses.
+Each executor keeps its own per-item timings (`timings`: an `ItemTiming` per outcome, measured where the
+job ran), so a benchmark reads the largest job off them. Only `work` and the items travel to a worker, so
+both must pickle: a module-level function (or a `functools.partial` of one) and plain dataclasses.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
@@ -40,18 +42,48 @@ class ItemFailed:
     message: str
 
 
+@dataclass(frozen=True)
+class ItemTiming:
+    """Wall seconds of one item where its job ran: from the job's start (its first item) or the previous
+    item's outcome to this item's outcome; a job's items' seconds add up to the job's wall time."""
+
+    label: str
+    job: int  # the job's index in the `run` call that ran it
+    seconds: float
+
+
+def timed(work: Callable[[tuple[Any, ...]], Iterator[Any]], items: tuple[Any, ...]) -> Iterator[tuple[Any, float]]:
+    """`work(items)`'s outcomes, each with its item's wall seconds (see `ItemTiming`)."""
+    started = time.perf_counter()
+    for outcome in work(items):
+        now = time.perf_counter()
+        yield outcome, now - started
+        started = time.perf_counter()  # the consumer's time between outcomes is not the item's
+
+
+def label_of(item: Any) -> str:
+    return str(getattr(item, "label", item))
+
+
 class Executor(Protocol):
+    timings: list[ItemTiming]
+
     def run(self, jobs: Sequence[Job]) -> Iterator[tuple[Any, Any]]:
         """`(item, outcome)` for every item of every job, in the order outcomes arrive."""
         ...
 
 
+@dataclass
 class LocalExecutor:
     """Every job in this process, one after another, in the order given."""
 
+    timings: list[ItemTiming] = field(default_factory=list)
+
     def run(self, jobs: Sequence[Job]) -> Iterator[tuple[Any, Any]]:
-        for job in jobs:
-            yield from zip(job.items, job.work(job.items))
+        for index, job in enumerate(jobs):
+            for item, (outcome, seconds) in zip(job.items, timed(job.work, job.items)):
+                self.timings.append(ItemTiming(label_of(item), index, seconds))
+                yield item, outcome
 
 
 def _each(function: Callable[[Any], Any], items: tuple[Any, ...]) -> Iterator[Any]:

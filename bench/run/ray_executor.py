@@ -24,11 +24,11 @@ import contextlib
 import os
 import socket
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sentibench.core.errors import BenchError
-from sentibench.core.executors import ItemFailed, Job
+from sentibench.core.executors import ItemFailed, ItemTiming, Job, label_of, timed
 
 MISSING = 'the Ray executor needs Ray: pip install -e ".[ray]"'
 CONNECT_TIMEOUT_S = 5.0
@@ -120,14 +120,16 @@ def connect(ray, address: str) -> None:
                          "head's GCS port (`ray start --head --port=...`)?") from None
 
 
-def run_job(work, items: tuple[Any, ...]) -> Iterator[Any]:
-    """A job on a worker: its items' outcomes, streamed back to the driver one by one."""
-    yield from work(items)
+def run_job(work, items: tuple[Any, ...]) -> Iterator[tuple[Any, float]]:
+    """A job on a worker: its items' outcomes, each with its wall seconds there, streamed back to the driver
+    one by one."""
+    yield from timed(work, items)
 
 
 @dataclass
 class _Running:
     job: Job
+    index: int  # the job's index in `run`'s jobs (a resubmitted remainder keeps it)
     waiting: list[Any]  # the job's items whose outcome has not arrived, in order
 
 
@@ -136,6 +138,7 @@ class RayExecutor:
     address: str | None = None
     num_cpus: int | None = None  # a local Ray's CPUs (default: all of this machine's)
     retries: int = 2             # reruns of an item whose worker or node was lost
+    timings: list[ItemTiming] = field(default_factory=list, repr=False)
 
     def start(self):
         """Ray, initialised on first use (a worker, or a test that started Ray itself, finds it running)."""
@@ -155,20 +158,20 @@ class RayExecutor:
         running: dict[Any, _Running] = {}
         lost: dict[str, int] = {}  # item label -> times its worker was lost
 
-        def submit(job: Job, items: list[Any]) -> None:
+        def submit(job: Job, items: list[Any], index: int) -> None:
             if items:
                 job = Job(tuple(items), job.work, job.trains)
                 generator = remote.options(num_returns="streaming", num_cpus=1, num_gpus=gpu if job.trains else 0,
                                            max_retries=0).remote(job.work, job.items)
-                running[generator] = _Running(job, list(items))
+                running[generator] = _Running(job, index, list(items))
 
-        for job in jobs:
-            submit(job, list(job.items))
+        for index, job in enumerate(jobs):
+            submit(job, list(job.items), index)
         while running:
             (generator,), _ = ray.wait(list(running), num_returns=1)
             state = running[generator]
             try:
-                outcome = ray.get(next(generator))
+                outcome, seconds = ray.get(next(generator))
             except StopIteration:
                 del running[generator]
                 for item in state.waiting:  # a `work` that broke its contract: never silently lost
@@ -177,7 +180,7 @@ class RayExecutor:
             except ray.exceptions.RayTaskError as error:  # the item's own code raised
                 del running[generator]
                 yield state.waiting[0], ItemFailed(_one_line(error.cause))
-                submit(state.job, state.waiting[1:])
+                submit(state.job, state.waiting[1:], state.index)
                 continue
             except ray.exceptions.RayError as error:  # its worker or node was lost: rerun what is left
                 del running[generator]
@@ -186,11 +189,13 @@ class RayExecutor:
                 if lost[label] > self.retries:
                     yield item, ItemFailed(f"its worker was lost {lost[label]} times "
                                            f"({type(error).__name__})")
-                    submit(state.job, state.waiting[1:])
+                    submit(state.job, state.waiting[1:], state.index)
                 else:
-                    submit(state.job, state.waiting)
+                    submit(state.job, state.waiting, state.index)
                 continue
-            yield state.waiting.pop(0), outcome
+            item = state.waiting.pop(0)
+            self.timings.append(ItemTiming(label_of(item), state.index, seconds))
+            yield item, outcome
 
 
 def _one_line(error: BaseException | None) -> str:

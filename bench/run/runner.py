@@ -273,15 +273,49 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
 
 def _jobs(items: list[RunItem], model: str | ModelCard | InProcessModel, card: ModelCard,
           settings: RunSettings) -> list[Job]:
-    """A model's frozen-embedding items form one job (one encoder, each distinct text encoded once); each
-    item that fine-tunes the model is a job of its own (it shares no vectors). Such a job asks for no GPU:
-    it fans its seeds out, and they ask for one (a job holding the GPU while it waits for its own seeds
-    would deadlock a one-GPU cluster)."""
+    """A model's frozen-embedding items on one dataset form one job (one encoder, each distinct text encoded
+    once), and each item that fine-tunes the model is a job of its own (it shares no vectors), so the largest
+    job is one dataset's frozen tasks, not all of a model's. Items stay in one job, in the order given, where
+    they share texts: a text's vector depends on the batch it is encoded in (last digits), so the items that
+    read it must encode it in the same order as one job would, for results identical to a run of one job
+    per model. A fine-tuning job asks for no GPU: it fans its seeds out, and they ask for one (a job holding
+    the GPU while it waits for its own seeds would deadlock a one-GPU cluster)."""
     datasets = {item.task.metadata.dataset: get_spec(item.task.metadata.dataset) for item in items}
     work = partial(evaluate_items, model=model, card=card, settings=settings, datasets=datasets)
-    frozen = tuple(item for item in items if not item.task.metadata.fine_tunes)
-    return ([Job(frozen, work)] if frozen else []) + [Job((item,), work) for item in items
-                                                      if item.task.metadata.fine_tunes]
+    frozen = [item for item in items if not item.task.metadata.fine_tunes]
+    return ([Job(group, work) for group in _sharing_texts(frozen)]
+            + [Job((item,), work) for item in items if item.task.metadata.fine_tunes])
+
+
+def _sharing_texts(items: list[RunItem]) -> list[tuple[RunItem, ...]]:
+    """`items` grouped by dataset, datasets that share a text in one group; each group in the given order."""
+    names = list(dict.fromkeys(item.task.metadata.dataset for item in items))
+    joined = {name: name for name in names}  # dataset -> a dataset it shares texts with (a root: itself)
+
+    def root(name: str) -> str:
+        while joined[name] != name:
+            name = joined[name]
+        return name
+
+    first_with: dict[str, str] = {}  # text -> the first dataset that has it
+    for name in names:
+        for text in _dataset_texts(name):
+            other = root(first_with.setdefault(text, name))
+            if other != root(name):
+                joined[root(name)] = other
+    groups: dict[str, list[RunItem]] = {}
+    for item in items:
+        groups.setdefault(root(item.task.metadata.dataset), []).append(item)
+    return [tuple(group) for group in groups.values()]
+
+
+def _dataset_texts(name: str) -> set[str]:
+    """Every text of every split of a dataset (none when it cannot be had here: its job says why)."""
+    try:
+        dataset = get_dataset(name)
+    except BenchError:
+        return set()
+    return {text for split in dataset.split_names for text in split_texts(dataset.split(split))}
 
 
 def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed, progress: str) -> None:
