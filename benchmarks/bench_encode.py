@@ -23,7 +23,10 @@ start-up included, round-robin for `--cli-repeats` rounds after one untimed warm
 `--baseline-bench PATH` times another `bench` executable (an older checkout's) in the same rounds.
 
 `--smoke`: a check that the script still runs (CI runs it; no timing means anything): a handful of texts,
-one pair, no bf16, `bench list tasks` once as the only process, the JSON to a temporary folder.
+one pair, no bf16, no mteb ratio, `bench list tasks` once as the only process, the JSON to a temporary folder.
+
+The mteb ratio (`benchmarks/bench_mteb_ratio.py`): the same tasks through `mteb.evaluate` and `bench run`,
+cold, interleaved for `--mteb-pairs` rounds (default 3; `--skip mteb` leaves it out), with both sides' scores.
 
 `--scores`: the SgTS group (the default suite) run cold in float32 and in bfloat16, as processes, in a
 throw-away home whose embedding cache starts empty (datasets and models are linked from the real one):
@@ -350,6 +353,11 @@ def print_table(report: dict) -> None:
         print(f"\ncold SgTS group: float32 {s['cold_runs']['float32']['wall_s']} s, bfloat16 "
               f"{s['cold_runs']['bfloat16']['wall_s']} s (x{s['cold_ratio_wall']}); max |score difference| "
               f"{s['max_abs_difference']}")
+    if "mteb_ratio" in report:
+        from bench_mteb_ratio import print_ratio
+
+        print()
+        print_ratio(report["mteb_ratio"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -360,15 +368,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long", type=int, default=200, help="IMDB reviews")
     parser.add_argument("--cli-repeats", type=int, default=5)
     parser.add_argument("--baseline-bench", help="another `bench` executable to time beside this tree's")
-    parser.add_argument("--skip", action="append", default=[], choices=["encode", "cli", "bf16"],
-                        help="leave a part out (bf16: the bfloat16 encode comparison)")
+    parser.add_argument("--skip", action="append", default=[], choices=["encode", "cli", "bf16", "mteb"],
+                        help="leave a part out (bf16: the bfloat16 encode comparison; mteb: the mteb ratio)")
+    parser.add_argument("--mteb-pairs", type=int, default=3, help="rounds of the mteb ratio")
     parser.add_argument("--scores", action="store_true", help="also run the SgTS group cold in float32 and bf16")
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--smoke", action="store_true", help="a few seconds' check that the script runs")
     args = parser.parse_args(argv)
     if args.smoke:
         args.pairs, args.short, args.long, args.cli_repeats, args.scores = 1, 8, 2, 1, False
-        args.skip.append("bf16")
+        args.skip += ["bf16", "mteb"]
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
@@ -381,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
             report["cli"] = cli_benchmark(args, Path(scratch))
     if args.scores:
         report["scores"] = scores_benchmark(args)
+    if "mteb" not in args.skip:
+        from bench_mteb_ratio import DEFAULT_TASKS, mteb_ratio  # a sibling script
+
+        report["mteb_ratio"] = mteb_ratio(DEFAULT_TASKS.split(","), args.mteb_pairs, args.threads)
     report["load_after"] = os.getloadavg()
     print_table(report)
     if args.smoke:  # the JSON is made, never kept

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -36,7 +35,7 @@ from sentibench.core.errors import BenchError
 from sentibench.core.executors import ItemFailed, fan_out
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
-from sentibench.embed.encoders import Encoder, TransformerEncoder
+from sentibench.embed.encoders import Encoder
 from sentibench.evaluation.bootstrap import t_interval
 from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning, widening_search
 from sentibench.evaluation.sampling import capped_indices
@@ -46,6 +45,8 @@ from sentibench.training.finetune_config import FineTuneConfig, score
 
 if TYPE_CHECKING:
     from sklearn.linear_model import LogisticRegression
+
+    from sentibench.training.finetune import PretrainedWeights
 
 TEST_SUBSET_SEED = 0
 
@@ -188,16 +189,16 @@ class SeedRun:
         return f"{self.task} seed {self.seed}"
 
 
-def fine_tune_seed(seed_run: SeedRun, load_trainable: Callable[[], TransformerEncoder], test_texts: list[str],
+def fine_tune_seed(seed_run: SeedRun, weights: PretrainedWeights, test_texts: list[str],
                    num_labels: int, config: FineTuneConfig) -> dict:
-    """Fine-tune a fresh copy of the pretrained weights on one seed's draw; predict test."""
-    from sentibench.training.finetune import EvalSet, fine_tune
+    """Fine-tune the pretrained weights (restored in place) on one seed's draw; predict test."""
+    from sentibench.training.finetune import fine_tune
 
-    encoder = load_trainable()
-    validation = EvalSet(encoder, seed_run.validation_texts, config.eval_batch_size)
+    encoder = weights.fresh()
+    validation = weights.eval_set(seed_run.validation_texts, config.eval_batch_size)
     model, run = fine_tune(encoder, seed_run.train_texts, seed_run.train_labels, validation,
                            seed_run.validation_labels, num_labels, config, seed_run.seed)
-    return {"predicted": EvalSet(encoder, test_texts, config.eval_batch_size).predict(model),
+    return {"predicted": weights.eval_set(test_texts, config.eval_batch_size).predict(model),
             "validation_score": run.best_score, "best_step": run.best_step, "steps": run.steps,
             "epochs": run.epochs, "stopped_early": run.stopped_early,
             "validation_history": [[s, round(v, 6)] for s, v in run.history]}
@@ -288,7 +289,9 @@ class FewShotTask(Task):
                          [data.validation_texts[i] for i in draw.validation],
                          data.validation_labels[draw.validation].tolist()) for draw in draws]
         num_labels = int(max(data.train_labels.max(), data.test_labels.max())) + 1
-        work = partial(fine_tune_seed, load_trainable=context.load_trainable, test_texts=data.test_texts,
+        from sentibench.training.finetune import PretrainedWeights
+
+        work = partial(fine_tune_seed, weights=PretrainedWeights(context.load_trainable), test_texts=data.test_texts,
                        num_labels=num_labels, config=self.protocol.config)
         runs, failed = {}, []
         with tqdm(total=len(seed_runs), desc=f"{self.name} seeds", unit="seed", file=sys.stderr) as bar:

@@ -348,3 +348,40 @@ def test_tiny_bert_learns_the_toy_set_with_the_sequence_classification_head(toy_
     evaluation = FewShotTask(protocol, 4, toy_dataset).run(None, _context())
     assert evaluation.scores["test"]["accuracy"] >= 0.9
     assert evaluation.details["fine_tune"]["head"] == "sequence-classification"
+
+
+@pytest.mark.parametrize("head", ["pooled-linear", "sequence-classification"])
+def test_weights_loaded_once_per_task_give_the_seeds_of_a_fresh_load_each(toy_dataset, head):
+    """Old path (a fresh load and fresh tokenisation per seed) against the new one (one load, the pretrained
+    weights restored in place, test tokenised once): the same predictions and validation traces, bit for bit."""
+    import pickle
+
+    from sentibench.tasks.fewshot import SeedRun, fine_tune_seed
+    from sentibench.training.finetune import PretrainedWeights
+
+    rows = _toy_rows()
+    config = dataclasses.replace(TOY_CONFIG, head=head, max_epochs=8)
+    test_texts = [r["text"] for r in rows["test"]]
+    seed_runs = [SeedRun("toy", seed, [r["text"] for r in rows["train"][seed:seed + 6]],
+                         [r["label"] for r in rows["train"][seed:seed + 6]],
+                         [r["text"] for r in rows["validation"]], [r["label"] for r in rows["validation"]])
+                 for seed in (0, 1)]
+
+    def old_path(seed_run: SeedRun) -> tuple[list[int], list]:
+        encoder = tiny_bert()
+        validation = EvalSet(encoder, seed_run.validation_texts, config.eval_batch_size)
+        model, run = fine_tune(encoder, seed_run.train_texts, seed_run.train_labels, validation,
+                               seed_run.validation_labels, 2, config, seed_run.seed)
+        return EvalSet(encoder, test_texts, config.eval_batch_size).predict(model).tolist(), run.history
+
+    loads = []
+    weights = PretrainedWeights(lambda: loads.append(1) or tiny_bert())
+    for seed_run in seed_runs:
+        new = fine_tune_seed(seed_run, weights, test_texts, 2, config)
+        predicted, history = old_path(seed_run)
+        assert new["predicted"].tolist() == predicted
+        assert new["validation_history"] == [[s, round(v, 6)] for s, v in history]
+    assert len(loads) == 1
+    shipped = PretrainedWeights(tiny_bert)
+    shipped.fresh()
+    assert pickle.loads(pickle.dumps(shipped))._encoder is None  # a remote worker loads its own copy

@@ -16,12 +16,16 @@ backbone, on the unnormalised first-token state, as both papers' code fine-tunes
 
 Cost: each fixed set is tokenised once per run (training rows unpadded, padded per batch; validation
 and test rows in length-sorted, pre-padded batches), evaluation runs under `torch.inference_mode()`.
+`PretrainedWeights` loads the model once per task in a process and puts the pretrained weights back before
+each seed, and keeps the tokenised test set (and a validation set that repeats) across seeds
+(benchmarks/bench_fewshot.py measures it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -121,6 +125,52 @@ class EvalSet:
                 out[index.numpy()] = model(features).argmax(-1).cpu().numpy()
         model.train(was_training)
         return out
+
+
+class PretrainedWeights:
+    """The model under test, loaded on first use and reset to its pretrained weights for every later seed.
+
+    `fresh()` is what a new load gives (the same tensors, eval mode, no gradients) without reading the
+    checkpoint again; `eval_set(texts)` keeps the last `EVAL_SETS_KEPT` tokenised sets, so the test set (and
+    a validation set every seed shares) is tokenised once. Pickling (a remote executor's worker) drops the
+    loaded model: each worker loads its own."""
+
+    EVAL_SETS_KEPT = 2
+
+    def __init__(self, load: Callable[[], TransformerEncoder]) -> None:
+        self.load = load
+        self._encoder: TransformerEncoder | None = None
+        self._state: dict[str, torch.Tensor] = {}
+        self._eval_sets: OrderedDict[tuple[tuple[str, ...], int], EvalSet] = OrderedDict()
+
+    def __getstate__(self) -> dict:
+        return {"load": self.load}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["load"])
+
+    def fresh(self) -> TransformerEncoder:
+        """The encoder with its pretrained weights (loaded now, or restored in place from memory)."""
+        if self._encoder is None:
+            self._encoder = self.load()
+            self._state = {k: v.detach().clone() for k, v in self._encoder.model.state_dict().items()}
+            return self._encoder
+        model = self._encoder.model
+        model.load_state_dict(self._state)
+        model.zero_grad(set_to_none=True)
+        model.eval()
+        return self._encoder
+
+    def eval_set(self, texts: Sequence[str], batch_size: int) -> EvalSet:
+        """`texts` tokenised for prediction, reused when the same texts come again."""
+        key = (tuple(texts), batch_size)
+        if key in self._eval_sets:
+            self._eval_sets.move_to_end(key)
+            return self._eval_sets[key]
+        made = self._eval_sets[key] = EvalSet(self._encoder or self.fresh(), texts, batch_size)
+        while len(self._eval_sets) > self.EVAL_SETS_KEPT:
+            self._eval_sets.popitem(last=False)
+        return made
 
 
 def fine_tune(encoder: TransformerEncoder, train_texts: Sequence[str], train_labels: Sequence[int],
