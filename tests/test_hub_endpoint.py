@@ -166,4 +166,5 @@ def test_senticse_roberta_smoke_trains_from_the_pinned_hub_base_and_stays_off_th
     (report,) = (tmp_path / "home" / "checkpoints").rglob("training_report.json")
     training = json.loads(report.read_text())
     assert training["recipe"]["smoke_steps"] == 2 and training["training"]["steps"] == 2
-    assert "senticse-roberta" not in render(out)
+    rows = [line for line in render(out).splitlines() if line.startswith("|") and "senticse-roberta" in line]
+    assert rows == []  # no score of a smoke run on the leaderboard (the card may be listed as not runnable here)

@@ -48,8 +48,10 @@ PUBLIC_PINS = {  # dataset commits pinned by public code (found offline: NOT rea
     "stanfordnlp/imdb": "e6281661ce1c48d982bc483cf8a173c1bbeb5d31",
     # an STS-B task module (_STSB_REVISION in load_dataset("sentence-transformers/stsb", revision=))
     "sentence-transformers/stsb": "ab7a5ac0e35aa22088bdcf23e7fd99b220e53308",
-    # Imp.BenchmarkTruth.ConfidenceCalibration (Elixir): @trec_revision checked against rows of "CogComp/trec"
-    "CogComp/trec": "eb1e45c1ba990fecca7cf84b67ce845edbcf49bf",
+    # the Hub's parquet conversion of CogComp/trec (TREC_PARQUET_REVISION beside TREC_REPO = "CogComp/trec" in a
+    # public data-preparation script); the repo's original commit eb1e45c1 holds a loading script, which
+    # datasets >= 4 does not run
+    "CogComp/trec": "65752bf53af25bc935a0dce92fb5b6c930728450",
     # a Colab experiment's SOURCES: dict(repo="SetFit/sst5", revision=..., file="train.jsonl")
     "SetFit/sst5": "e51bdcd8cd3a30da231967c1a249ba59361279a3",
     # GLUE_REPO = "nyu-mll/glue" / GLUE_REVISION in two projects (resolve/<rev>/sst2/..., qqp/...): a repo commit
