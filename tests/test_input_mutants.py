@@ -169,3 +169,21 @@ def test_an_unreadable_zip_and_a_wrong_layout_are_one_line(tmp_path):
     _fails(f"archive {bad}: not a readable zip (BadZipFile)", safe_extract, bad, tmp_path / "x")
     two = _zip(tmp_path / "two.zip", [("one/a", b"1"), ("two/b", b"2")])
     _fails(f"archive {two}: expected one top-level submission folder", safe_extract, two, tmp_path / "y")
+
+
+# --- the embedding cache's read path ----------------------------------------------------------------------------
+
+def test_a_stored_row_is_a_vector_of_at_least_one_finite_float(tmp_path):
+    import sqlite3
+
+    import numpy as np
+
+    from sentibench.embed.cache import EmbeddingStore
+
+    store = EmbeddingStore(tmp_path / "v.sqlite")
+    one = np.array([1.5], np.float32).tobytes()
+    with sqlite3.connect(store.path) as db:
+        db.executemany("INSERT INTO vectors VALUES (?, ?, ?)", [(b"one", 1, one), (b"empty", 0, b""),
+                                                                (b"short", 2, one), (b"text", 1, "abcd")])
+    found, refused = store.get([b"one", b"empty", b"short", b"text", b"absent"])
+    assert list(found) == [b"one"] and found[b"one"].tolist() == [1.5] and refused == 3
