@@ -187,3 +187,12 @@ def test_a_stored_row_is_a_vector_of_at_least_one_finite_float(tmp_path):
                                                                 (b"short", 2, one), (b"text", 1, "abcd")])
     found, refused = store.get([b"one", b"empty", b"short", b"text", b"absent"])
     assert list(found) == [b"one"] and found[b"one"].tolist() == [1.5] and refused == 3
+
+
+def test_embeddings_of_text_are_named_non_numeric():
+    import numpy as np
+
+    from sentibench.embed.cache import check_embeddings
+
+    _fails("model 'm' returned non-numeric embeddings (<U1)", check_embeddings, np.array([["a", "b"]]), 1, "m")
+    _fails("model 'm' returned non-numeric embeddings (bool)", check_embeddings, np.array([[True]]), 1, "m")
