@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sentibench.core.errors import BenchError
+from sentibench.core.errors import BenchError, printable
 from sentibench.embed.encoders import DTYPES
 
 EXIT_USAGE = 2
@@ -133,7 +133,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         rows = [(m.name, ",".join(m.presets), m.reference) for m in methods().values()]
         headers = ["method", "presets", "reference"]
-    print(tabulate(rows, headers=headers, tablefmt="simple"))
+    shown = [[printable(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]  # user cards' text
+    print(tabulate(shown, headers=headers, tablefmt="simple"))
     return 0
 
 
@@ -248,7 +249,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         print(f"accepted '{verdict.card.name}' UNVERIFIED ({verdict.reason}); no task re-run; merged into "
               f"{verdict.merged_into} and marked unverified on the leaderboard")
-    print(verdict.installed)
+    print(printable(verdict.installed))
     return 0
 
 
@@ -431,12 +432,6 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export)
     _add_method_commands(sub, groups)
     return parser
-
-
-def printable(text: str) -> str:
-    """`text` on one line with control, format (bidirectional) and separator characters escaped (`\\x07`,
-    `\\u202e`, `\\n`): user input echoed in an error never rings, reorders or breaks the terminal line."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def main(argv: list[str] | None = None) -> int:

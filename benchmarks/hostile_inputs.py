@@ -103,7 +103,7 @@ def _installed_model() -> Path:
 class Case:
     name: str
     argv: list[str]
-    expect: str = "error"  # "error" or "ok"
+    expect: str = "error"  # "error", "ok", or "either" (a correct result or a clean error)
     setup: Callable[[Sandbox], None] = lambda box: None
     check: Callable[[Sandbox, str], str | None] = lambda box, out: None  # a problem, or None
     before: list[list[str]] = field(default_factory=list)  # commands run first (their outcome is not judged)
@@ -274,6 +274,48 @@ def fast(seconds: float) -> Callable[[Sandbox, str], str | None]:
 
 BILLION_LAUGHS = "name: lol\nloader: random\ndescription: d\nrevision: r\na: &a [" + ",".join(["lol"] * 9) + "]\n" + \
     "".join(f"{n}: &{n} [{','.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi")) + "notes: *i\n"
+
+
+
+def small_embeddings(box: Sandbox) -> None:
+    """Every vector of the cache replaced by an 8-dimensional one, its `dim` column to match: a valid,
+    self-consistent database of the wrong size for the model."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(embedding_file(box))) as db, db:
+        for (key,) in db.execute("SELECT key FROM vectors").fetchall():
+            db.execute("UPDATE vectors SET dim = 8, vec = ? WHERE key = ?", (b"\x00\x00\x80\x3f" * 8, key))
+
+
+def no_raw_control(box: Sandbox, out: str) -> str | None:
+    raw = sorted({c for c in out if not c.isprintable() and c not in "\n\t"})
+    return f"raw control characters shown: {raw}" if raw else None
+
+
+FULL = "full"  # a tiny tmpfs mounted in the working folder, filled to the last byte
+
+
+def full_disk(box: Sandbox) -> None:
+    """Mount a 64 KiB tmpfs at work/full and fill it (needs root; else the case is reported as not run)."""
+    mount = box.work / FULL
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], check=True, capture_output=True)
+    with contextlib.suppress(OSError), open(mount / "filler", "wb") as filler:
+        while True:
+            filler.write(b"x" * 512)
+            filler.flush()
+
+
+def nothing_half_written(box: Sandbox, out: str) -> str | None:
+    left = sorted(str(p.relative_to(box.work)) for p in (box.work / FULL).rglob("*") if p.name != "filler")
+    return f"half-written on a full disk: {left[:3]}" if left else None
+
+
+def unmount_all(root: Path) -> None:
+    for line in reversed(Path("/proc/mounts").read_text().splitlines()):
+        point = line.split()[1]
+        if point.startswith(str(root)):
+            subprocess.run(["umount", point], check=False, capture_output=True)
 
 
 def valid_result(score: object = 0.5) -> dict:
@@ -497,6 +539,7 @@ def cases() -> list[Case]:
         Case("embedding cache vectors overwritten with NaN", MINILM + ["--overwrite-strategy", "always"], "ok",
              before=[MINILM], setup=nan_embeddings, check=scores_not_null),
         Case("card check of a billion-laughs card", ["card", "check", "../home/cards/lol.yaml"],
+             before=[["card", "check", "nowhere.yaml"], ["list", "models"]],  # imports done: the parse is timed
              setup=lambda box: box.card("lol", BILLION_LAUGHS), check=fast(1.0)),
         Case("list models with a billion-laughs card at home", ["list", "models"], "ok",
              setup=lambda box: box.card("lol", BILLION_LAUGHS), check=fast(5.0)),
@@ -526,7 +569,48 @@ def cases() -> list[Case]:
         Case("model name with a BEL and a newline echoed", ["run", "-m", "a\x07b\nc", "-t", TASK],
              check=lambda box, out: "raw control characters echoed" if "\x07" in out else None),
     ]
-    return lost + tracebacks + wrong + ordinary + integrity
+    round2 = [  # issue 29, the rest: still-open cases, full disks and output paths per surface
+        Case("sweep --render-only --base nope,,,", ["sweep", "polarity-st", "--render-only", "--base", "nope,,,"]),
+        Case("sweep --render-only --base nope", ["sweep", "polarity-st", "--render-only", "--base", "nope"]),
+        Case("list models with control characters in a card", ["list", "models"], "ok", check=no_raw_control,
+             setup=lambda box: box.card("mine", card_text(revision='"r\\e[2J\\a"', description='"d\\u202ex"'))),
+        Case("warning about a broken card named with control characters", ["list", "models"], "ok",
+             check=no_raw_control, setup=lambda box: box.card("bad\x1b[2J\x07", "name: [oops\n")),
+        Case("embedding cache of a wrong, self-consistent size", MINILM + ["--overwrite-strategy", "always"], "ok",
+             before=[MINILM + ["--output-folder", "clean"]], setup=small_embeddings, check=same_score_as_clean),
+        Case("full disk: run", RUN + ["--output-folder", f"{FULL}/results"], setup=full_disk,
+             check=nothing_half_written),
+        Case("full disk: leaderboard", ["leaderboard", "--output", f"{FULL}/board.md"],
+             setup=lambda box: (box.result(valid_result()), full_disk(box)), check=nothing_half_written),
+        Case("full disk: export mteb", ["export", "mteb", "--output", f"{FULL}/mteb"], before=[RUN],
+             setup=full_disk, check=nothing_half_written),
+        Case("full disk: submit", ["submit", "random", "--output", FULL], before=[RUN], setup=full_disk,
+             check=nothing_half_written),
+        Case("full disk: card new", ["card", "new", "mine", "--from", "./mymodel", "--output",
+                                     f"{FULL}/mine.yaml"],
+             setup=lambda box: (box.model_folder(), full_disk(box)), check=nothing_half_written),
+        Case("card new --output on a read-only file system", ["card", "new", "mine", "--from", "./mymodel",
+                                                              "--output", "/proc/mine.yaml"],
+             setup=lambda box: box.model_folder()),
+        Case("card check of a missing file", ["card", "check", "nowhere.yaml"]),
+        Case("submit --output on a read-only file system", ["submit", "random", "--output", "/proc/sub"],
+             before=[RUN]),
+        Case("verify --results on a read-only file system", ["verify", "nowhere", "--results", "/proc/r"]),
+        Case("reproduce a missing result file", ["reproduce", "nowhere.json"]),
+        Case("export --output on a read-only file system", ["export", "mteb", "--output", "/proc/mteb"],
+             before=[RUN]),
+        Case("export --output in missing folders", ["export", "mteb", "--output", "new/deeper/mteb"], "either",
+             before=[RUN]),
+        Case("compare --results missing", ["compare", "random", "bow-tfidf-svd", "--results", "nowhere"]),
+        Case("sweep --output on a read-only file system", ["sweep", "polarity-st", "--render-only", "--output",
+                                                           "/proc/sweep"]),
+        Case("train --output on a read-only file system", ["train", "senticse", "--output", "/proc/ckpt"]),
+        Case("leaderboard --output in missing folders", ["leaderboard", "--output", "new/deeper/board.md"], "either",
+             setup=lambda box: box.result(valid_result())),
+        Case("run --output-folder in missing folders", RUN + ["--output-folder", "new/deeper"], "ok",
+             check=result_inside("new/deeper")),
+    ]
+    return lost + tracebacks + wrong + ordinary + integrity + round2
 
 
 def random_result(box: Sandbox, folder: str = "results", task: str = TASK) -> Path:
@@ -575,10 +659,10 @@ def classify(case: Case, box: Sandbox, proc: subprocess.CompletedProcess, outsid
         return "traceback", last[:160]
     if proc.returncode == 2:
         clean = last.startswith("error:") or ": error: " in last
-        if case.expect == "error":
+        if case.expect in ("error", "either"):
             return ("clean error", last[:160]) if clean else ("traceback", last[:160])
         return "wrong success", f"expected a result, got: {last[:140]}"
-    if case.expect == "error":
+    if case.expect == "error" and not problem:
         return "wrong success", f"exit 0 where an error belongs: {last[:120]}"
     if problem:
         return "wrong success", problem
@@ -620,7 +704,10 @@ def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
             os.environ["SENTIBENCH_HOME"] = str(box.home)
             for before in case.before:
                 bench(before)
-            case.setup(box)
+            try:
+                case.setup(box)
+            except subprocess.CalledProcessError as error:  # e.g. no tmpfs without root
+                return "not run", f"setup failed: {' '.join(map(str, error.cmd))[:100]}"
             os.environ.update({k: v.format(root=tmp) for k, v in case.env.items()})
             before_files = snapshot(box.root, (box.home, box.work))
             started = time.perf_counter()
@@ -628,6 +715,7 @@ def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
             box.took = time.perf_counter() - started
             outside = snapshot(box.root, (box.home, box.work)) - before_files
         finally:
+            unmount_all(box.root)
             os.chdir(saved_cwd)
             os.environ.clear()
             os.environ.update(saved_env)
@@ -635,7 +723,7 @@ def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
         return kind, detail.replace(str(box.root), "<sandbox>").encode("utf-8", "backslashreplace").decode()
 
 
-OUTCOMES = ("correct", "clean error", "traceback", "wrong success", "data lost", "denial of service")
+OUTCOMES = ("correct", "clean error", "traceback", "wrong success", "data lost", "denial of service", "not run")
 
 
 def table(before_file: Path, after_file: Path) -> str:

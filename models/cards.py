@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sentibench.core.errors import BenchError, unknown_name
+from sentibench.core.errors import BenchError, printable, unknown_name
 from sentibench.core.paths import cache_dir
 from sentibench.core.safe_yaml import YamlRefused, load_yaml
 from sentibench.models.card_schema import CARD_LOADERS as LOADERS
@@ -82,7 +82,7 @@ def _user_cards() -> tuple[dict[str, ModelCard], dict[str, BenchError]]:
             broken[path.stem] = error
             if str(path) not in _warned:
                 _warned.add(str(path))
-                print(f"warning: skipping {error}", file=sys.stderr)
+                print(printable(f"warning: skipping {error}"), file=sys.stderr)
             continue
         cards.setdefault(card.name, card)
     return cards, broken

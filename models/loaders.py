@@ -280,7 +280,8 @@ def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = T
         encoder = build_encoder(card, device)
     else:
         encoder = LazyTransformerEncoder(lambda: build_encoder(card, device), card.name, plan[1], card.dtype)
-    return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache)
+    fixed_size = None if card.loader == "bow" else card.embedding_size  # bag-of-words: at most, after its fit
+    return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache, dimension=fixed_size)
 
 
 def load_trainable(card: ModelCard, device: str | None = None) -> TransformerEncoder | None:

@@ -46,6 +46,28 @@ def test_cached_vectors_are_checked_on_read_and_a_bad_row_is_encoded_again(fake_
     assert np.array_equal(healed.encode(["bad film"]), fresh[[1]]) and healed.encoded == 0  # rows rewritten
 
 
+def test_cached_vectors_of_a_self_consistent_wrong_size_are_encoded_again(fake_encoder, capsys):
+    """Every row rewritten as a valid 2-dimensional vector (dim column to match): the model declares 3, so
+    each row is refused on read and encoded again, though every text was cached."""
+    import sqlite3
+
+    identity = {"model": "fake", "revision": "resized"}
+    fresh = CachedEncoder(fake_encoder, identity, dimension=3).encode(["good film", "bad film"])
+    with sqlite3.connect(CachedEncoder(fake_encoder, identity)._store().path) as db:
+        db.execute("UPDATE vectors SET vec = ?, dim = 2", (np.array([1.0, 2.0], np.float32).tobytes(),))
+    trusting = CachedEncoder(fake_encoder, identity)  # no declared size: the rows are all it knows
+    assert trusting.encode(["good film"]).shape == (1, 2) and trusting.encoded == 0
+    again = CachedEncoder(fake_encoder, identity, dimension=3)
+    assert np.array_equal(again.encode(["good film", "bad film"]), fresh) and again.encoded == 2
+    assert "2 stored vector(s) were not finite or had the wrong size" in capsys.readouterr().err
+
+
+def test_a_model_whose_vectors_disagree_with_its_declared_size_is_one_line(fake_encoder):
+    with pytest.raises(BenchError, match="^model 'fake' makes 3-dimensional vectors but its card declares "
+                                         "embedding_size 4; correct the card$"):
+        CachedEncoder(fake_encoder, {"model": "fake", "revision": "lies"}, dimension=4).encode(["good film"])
+
+
 @pytest.mark.parametrize("vectors, message", [
     (np.array([[1.0, float("nan")], [0.0, 1.0]]), "NaN or infinite embeddings for 1 of 2"),
     (np.ones((3, 2)), "shape (3, 2) for 2 texts"),

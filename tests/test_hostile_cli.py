@@ -61,7 +61,37 @@ def test_sweep_margins_that_are_no_numbers_are_one_line(tmp_path, capsys, margin
 
 def test_sweep_render_only_with_nothing_finished_says_so_and_writes_nothing(tmp_path, capsys):
     docs, figure = tmp_path / "polarity.md", tmp_path / "p.png"
-    code, _, err = run_cli(capsys, "sweep", "polarity-st", "--base", "nope,,,", "--data", "mr", "--render-only",
+    code, _, err = run_cli(capsys, "sweep", "polarity-st", "--base", "all-minilm-l6-v2", "--data", "mr",
+                           "--render-only",
                            "--output", str(tmp_path / "sweep"), "--docs", str(docs), "--figure", str(figure))
     assert code == 2 and "no finished configuration under" in err and err.count("\n") == 1
     assert not docs.exists() and not figure.exists()
+
+
+@pytest.mark.parametrize("base, message", [
+    ("nope,,,", "error: an empty name in 'nope,,,': give comma-separated names without empty entries\n"),
+    ("all-minilm-l6-v2,", "error: an empty name in 'all-minilm-l6-v2,': give comma-separated names without empty "
+                          "entries\n"),
+    (",", "error: no name given in ',': give comma-separated names\n"),
+    ("nope", "error: unknown model 'nope'. See `bench list models`.\n"),
+    ("./nowhere", "error: model folder './nowhere' does not exist\n"),
+])
+def test_sweep_bases_that_name_no_model_are_one_line_before_anything_runs(tmp_path, capsys, base, message):
+    docs, figure = tmp_path / "polarity.md", tmp_path / "p.png"
+    code, _, err = run_cli(capsys, "sweep", "polarity-st", "--base", base, "--data", "mr", "--render-only",
+                           "--output", str(tmp_path / "sweep"), "--docs", str(docs), "--figure", str(figure))
+    assert (code, err) == (2, message) and not docs.exists() and not figure.exists()
+
+
+def test_list_models_and_its_warnings_show_a_cards_control_characters_escaped(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path))
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "mine.yaml").write_text('name: mine\nloader: random\ndescription: d\nrevision: "r\\e[2J\\a"\n'
+                                     'training_data: ["x\\u202ey"]\n')
+    (cards / "bad\x1b[2J.yaml").write_text("name: [oops\n")
+    code, out, err = run_cli(capsys, "list", "models")
+    assert code == 0
+    assert "r\\x1b[2J\\x07" in out and "x\\u202ey" in out  # the revision and training data, escaped
+    assert "warning: skipping model card " in err and "bad\\x1b[2J.yaml" in err and err.count("\n") == 1
+    assert not [c for c in out + err if not c.isprintable() and c != "\n"]

@@ -10,6 +10,13 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
+def printable(text: str) -> str:
+    """`text` on one line with control, format (bidirectional) and separator characters escaped (`\\x07`,
+    `\\u202e`, `\\n`): user text shown in an error, a warning or a listing never rings, reorders or breaks
+    the terminal line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 class BenchError(Exception):
     """An error the user can fix (bad name, bad file, missing data); never shown as a traceback."""
 

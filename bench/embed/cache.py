@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from sentibench.core.errors import BenchError
+from sentibench.core.errors import BenchError, printable
 from sentibench.core.paths import cache_dir
 from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder
 
@@ -52,8 +52,8 @@ class EmbeddingStore:
             self.db = self._open()
         except sqlite3.DatabaseError as error:
             aside = path.with_name(path.name + ".corrupt")
-            print(f"warning: embedding cache {path} is unreadable ({error}); moved to {aside.name} and "
-                  "rebuilt (it is only a cache)", file=sys.stderr)
+            print(printable(f"warning: embedding cache {path} is unreadable ({error}); moved to {aside.name} and "
+                            "rebuilt (it is only a cache)"), file=sys.stderr)
             os.replace(path, aside)
             for suffix in ("-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -134,8 +134,10 @@ def check_embeddings(vectors: object, n_texts: int, model: str) -> np.ndarray:
 class CachedEncoder:
     """Wraps an encoder: looks each distinct text up first, encodes only the misses (in one call)."""
 
-    def __init__(self, base: Encoder, identity: dict[str, Any], enabled: bool = True) -> None:
+    def __init__(self, base: Encoder, identity: dict[str, Any], enabled: bool = True,
+                 dimension: int | None = None) -> None:
         self.base = base
+        self.dimension = dimension  # the model's declared vector size (its card's embedding_size), if fixed
         self.name = base.name
         self.identity = identity
         self.enabled = enabled
@@ -203,15 +205,23 @@ class CachedEncoder:
         keys = [text_key(t) for t in unique]
         store = self._store() if self.enabled else None
         found, refused = store.get(keys) if store else ({}, 0)
+        if self.dimension is not None:  # a self-consistent row of another size is refused like a broken one
+            wrong = [key for key, vector in found.items() if vector.shape[0] != self.dimension]
+            refused += len(wrong)
+            for key in wrong:
+                del found[key]
         if refused:
-            print(f"warning: embedding cache {store.path}: {refused} stored vector(s) were not finite or had the "
-                  "wrong size; encoding those texts again", file=sys.stderr)
+            print(printable(f"warning: embedding cache {store.path}: {refused} stored vector(s) were not finite or "
+                            "had the wrong size; encoding those texts again"), file=sys.stderr)
         missing = sorted((i for i, key in enumerate(keys) if key not in found), key=lambda i: -len(unique[i]))
         show = len(missing) >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
         for start in tqdm(range(0, len(missing), WRITE_BATCH), desc=f"encode {self.name}", disable=not show):
             batch = missing[start:start + WRITE_BATCH]
             new = self.base.encode([unique[i] for i in batch], batch_size=batch_size, show_progress_bar=False)
             new = check_embeddings(new, len(batch), self.name)
+            if self.dimension is not None and new.shape[1] != self.dimension:
+                raise BenchError(f"model '{self.name}' makes {new.shape[1]}-dimensional vectors but its card declares "
+                                 f"embedding_size {self.dimension}; correct the card")
             self.encoded += len(batch)
             if store:
                 store.put([keys[i] for i in batch], new)

@@ -123,17 +123,29 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _names(text: str) -> list[str]:
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if not names:
+    """The comma-separated names of `text`; none at all, or an empty entry (`a,,b`), is a one-line error."""
+    names = [part.strip() for part in text.split(",")]
+    if not any(names):
         raise BenchError(f"no name given in {text!r}: give comma-separated names")
+    if not all(names):
+        raise BenchError(f"an empty name in {text!r}: give comma-separated names without empty entries")
     return names
+
+
+def _bases(text: str, services: Services) -> list[str]:
+    """The base models of `--base`, each resolved as training resolves it (a card, a local folder or a hub id),
+    so an unknown name is a one-line error before anything is trained or rendered."""
+    bases = _names(text)
+    for base in bases:
+        services.base(base)
+    return bases
 
 
 def command(args: argparse.Namespace, services: Services) -> int:
     """`bench sweep polarity-st`: the grid through the engine's sweep, then Tables 5/6 and the scatter."""
     from sentibench.models.polarity.report import render
 
-    points = grid(_names(args.base), _names(args.data), _names(args.losses), parse_margins(args.margins),
+    points = grid(_bases(args.base, services), _names(args.data), _names(args.losses), parse_margins(args.margins),
                   preset=args.preset, seed=args.seed, options=parse_option_pairs(args.option))
     output = Path(args.output)
     if not args.render_only:
