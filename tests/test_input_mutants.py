@@ -196,3 +196,22 @@ def test_embeddings_of_text_are_named_non_numeric():
 
     _fails("model 'm' returned non-numeric embeddings (<U1)", check_embeddings, np.array([["a", "b"]]), 1, "m")
     _fails("model 'm' returned non-numeric embeddings (bool)", check_embeddings, np.array([[True]]), 1, "m")
+
+
+def test_bad_rows_are_counted_per_text_not_per_value():
+    import numpy as np
+
+    from sentibench.embed.cache import check_embeddings
+
+    vectors = np.ones((4, 3), np.float32)
+    vectors[0, :] = np.nan  # one text with three bad values
+    vectors[2, 1] = np.inf  # and another with one
+    _fails("model 'm' returned NaN or infinite embeddings for 2 of 4 texts", check_embeddings, vectors, 4, "m")
+
+
+def test_bad_texts_are_named_with_their_type_position_and_a_short_quote():
+    from sentibench.embed.cache import check_texts
+
+    _fails("model 'm' was given a int as text 1; texts are strings", check_texts, ["fine", 7], "m")
+    lone = "x" * 45 + "\ud800"
+    _fails(f"text 0 ({'x' * 40!r}) is not valid Unicode (a lone surrogate); clean the data", check_texts, [lone], "m")
