@@ -280,7 +280,10 @@ def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = T
         encoder = build_encoder(card, device)
     else:
         encoder = LazyTransformerEncoder(lambda: build_encoder(card, device), card.name, plan[1], card.dtype)
-    fixed_size = None if card.loader == "bow" else card.embedding_size  # bag-of-words: at most, after its fit
+    # bag-of-words: its size is at most the card's, after its fit; a smoke-trained card may stand a tiny model
+    # in for its base (a pipeline check, off the leaderboard), so its size is the stand-in's
+    smoke = bool((card.recipe or {}).get("smoke_steps"))
+    fixed_size = None if card.loader == "bow" or smoke else card.embedding_size
     return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache, dimension=fixed_size)
 
 

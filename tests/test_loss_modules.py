@@ -45,10 +45,10 @@ def test_the_config_names_the_constructor_arguments():
     assert SifterLoss(0.2, (1.0, 0.0, 2.0)).get_config_dict() == {"temperature": 0.2, "lambdas": [1.0, 0.0, 2.0]}
     assert QuadrupleContrastiveLoss(0.3, 2.0, ("neg",)).get_config_dict() == {
         "temperature": 0.3, "alpha": 2.0, "terms": ["neg"], "weighting": "multiply", "positive_log_weight": 0.0,
-        "in_batch_log_weight": 0.0}
+        "in_batch_log_weight": 0.0, "negative_anchor": "n"}
     assert QuadrupleContrastiveLoss(0.3, 0.0, weighting="add-to-logits", in_batch_log_weight=0.5).get_config_dict() == {
         "temperature": 0.3, "alpha": 0.0, "terms": ["pos", "neg"], "weighting": "add-to-logits",
-        "positive_log_weight": 0.0, "in_batch_log_weight": 0.5}
+        "positive_log_weight": 0.0, "in_batch_log_weight": 0.5, "negative_anchor": "n"}
     assert PolarityMaskedLMLoss(torch.tensor([0]), "mean").get_config_dict() == {"reduction": "mean",
                                                                                 "delta": "any-change"}
     assert LabelAwareContrastiveLoss(0.6, True).get_config_dict() == {"temperature": 0.6, "detach": True}
