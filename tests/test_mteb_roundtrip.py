@@ -117,7 +117,9 @@ def exported(tmp_path_factory):
 
 
 def test_every_exported_score_reads_back_as_recorded(exported):
-    assert _assert_scores_read_back(COMMITTED_RESULTS, exported) == 372
+    # every committed result but the align-* ones (no MTEB task type: not exported) is read back
+    expected = [p for p in COMMITTED_RESULTS.rglob("*.json") if not p.name.startswith("align-")]
+    assert len(expected) > 300 and _assert_scores_read_back(COMMITTED_RESULTS, exported) == len(expected)
 
 
 def test_mteb_aggregates_our_tasks_as_the_means_of_the_recorded_scores(exported):
