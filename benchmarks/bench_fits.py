@@ -17,7 +17,7 @@ seconds and the comparison.
 The profile that located the cost (committed here as the command that made it):
 
     OMP_NUM_THREADS=1 python -m cProfile -s tottime benchmarks/bench_fits.py --tasks senteval-vader-amazon \\
-        --side old --repeats 1 --output /tmp/prof | head -45        # and --side new
+        --side old --repeats 1 --output /tmp/prof | head -45        # and --side new  # safe: an example path
 
 It showed the cost is the fits themselves, not waste around them: scikit-learn's lbfgs loss and gradient (two
 float64 matrix-vector products per iteration) and the Python around each iteration and each C. For the same

@@ -384,4 +384,5 @@ def test_weights_loaded_once_per_task_give_the_seeds_of_a_fresh_load_each(toy_da
     assert len(loads) == 1
     shipped = PretrainedWeights(tiny_bert)
     shipped.fresh()
-    assert pickle.loads(pickle.dumps(shipped))._encoder is None  # a remote worker loads its own copy
+    # a remote worker loads its own copy
+    assert pickle.loads(pickle.dumps(shipped))._encoder is None  # safe: bytes this test pickled itself
