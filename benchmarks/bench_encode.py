@@ -396,21 +396,21 @@ def main(argv: list[str] | None = None) -> int:
         report["mteb_ratio"] = mteb_ratio(DEFAULT_TASKS.split(","), args.mteb_pairs, args.threads)
     report["load_after"] = os.getloadavg()
     print_table(report)
-    if args.smoke:  # the JSON is made, never kept
-        with tempfile.TemporaryDirectory(prefix="bench-encode-smoke-") as scratch:
-            write_report(report, Path(scratch))
-    else:
-        write_report(report, args.output)
+    publish_report(report, "encode", args.output, args.smoke)
     return 0
 
 
-def write_report(report: dict, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    commit = report["machine"]["git_commit"] or "unknown"
-    commit = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")  # results of a dirty tree say so
-    path = folder / f"encode-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
-    path.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
+def publish_report(report: dict, kind: str, folder: Path, smoke: bool = False) -> None:
+    """Write a benchmark's JSON as `<kind>-<UTC time>-<commit>.json` under `folder` (in smoke mode the JSON is
+    made in a throw-away folder, never kept); a dirty tree's commit says so."""
+    with tempfile.TemporaryDirectory(prefix=f"bench-{kind}-smoke-") as scratch:
+        folder = Path(scratch) if smoke else folder
+        folder.mkdir(parents=True, exist_ok=True)
+        commit = report["machine"]["git_commit"] or "unknown"
+        commit = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
+        path = folder / f"{kind}-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"\nwrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
 
 
 if __name__ == "__main__":

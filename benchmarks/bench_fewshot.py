@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
 import os
 import pstats
 import statistics
@@ -35,7 +34,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench_encode import MODEL, REPO, SMOKE_DATASET, machine, use_smoke_dataset  # a sibling script
+from bench_encode import MODEL, REPO, SMOKE_DATASET, machine, publish_report, use_smoke_dataset  # a sibling script
 
 
 def old_fine_tune_seed(seed_run, load_trainable, test_texts: list[str], num_labels: int, config) -> dict:
@@ -165,21 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{entry['validation_size']}, test {entry['test_size']}): old {entry['wall_s']['old']} s, new "
                   f"{entry['wall_s']['new']} s; old/new median {entry['ratio_wall']['median']} "
                   f"(min {entry['ratio_wall']['min']}, max {entry['ratio_wall']['max']}); predictions identical")
-    if args.smoke:
-        with tempfile.TemporaryDirectory(prefix="bench-fewshot-smoke-") as scratch:
-            write_report(report, Path(scratch))
-    else:
-        write_report(report, args.output)
+    publish_report(report, "fewshot", args.output, args.smoke)
     return 0
-
-
-def write_report(report: dict, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    commit = report["machine"]["git_commit"] or "unknown"
-    commit = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
-    path = folder / f"fewshot-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
-    path.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
 
 
 if __name__ == "__main__":

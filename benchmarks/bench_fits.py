@@ -36,18 +36,16 @@ temporary folder.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from bench_encode import REPO, machine, publish_report  # a sibling script (benchmarks/ is its folder)
 
-REPO = Path(__file__).resolve().parent.parent
 MODEL = "all-minilm-l6-v2"
 PROTOCOLS = ("kfold_protocol", "split_protocol", "cv_then_test")
 
@@ -229,13 +227,6 @@ def compare_task(name: str, call: tuple, repeats: int, sides: tuple[str, ...]) -
     return row
 
 
-def machine() -> dict:
-    from sentibench.core.provenance import git_commit, versions
-
-    return {"cores": os.cpu_count(), "versions": versions(), "git_commit": git_commit(),
-            "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=MODEL)
@@ -252,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
 
         classifiers.FOLD_JOBS = args.jobs
     report = {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "load_before": os.getloadavg(),
-              "machine": machine(), "model": None if args.smoke else args.model,
+              "machine": machine() | {"omp_num_threads": os.environ.get("OMP_NUM_THREADS")},
+              "model": None if args.smoke else args.model,
               "arguments": vars(args) | {"output": None}}
     if args.smoke:
         calls, skipped = smoke_inputs(), {}
@@ -274,21 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'total':28s} {'':15s} old {totals['old']:8.2f}s new {totals['new']:8.2f}s  ratio "
               f"{report['total_ratio']:5.2f}  identical {report['all_identical']}")
     report["load_after"] = os.getloadavg()
-    if args.smoke:  # the JSON is made, never kept
-        with tempfile.TemporaryDirectory(prefix="bench-fits-smoke-") as scratch:
-            write_report(report, Path(scratch))
-    else:
-        write_report(report, args.output)
+    publish_report(report, "fits", args.output, args.smoke)
     return 0 if report.get("all_identical", True) else 1
-
-
-def write_report(report: dict, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    commit = report["machine"]["git_commit"] or "unknown"
-    commit = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
-    path = folder / f"fits-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
-    path.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,6 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,6 +62,7 @@ from bench_encode import (
     SMOKE_DATASET,
     encoded_count,
     machine,
+    publish_report,
     throwaway_home,
     timed_process,
     use_smoke_dataset,
@@ -187,14 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     report["mteb_ratio"] = mteb_ratio(args.tasks.split(","), args.pairs, args.threads)
     report["seconds"], report["load_after"] = round(time.perf_counter() - started, 1), os.getloadavg()
     print_ratio(report["mteb_ratio"])
-    with tempfile.TemporaryDirectory(prefix="bench-mteb-smoke-") as scratch:
-        folder = Path(scratch) if args.smoke else args.output
-        folder.mkdir(parents=True, exist_ok=True)
-        commit = report["machine"]["git_commit"] or "unknown"
-        commit = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
-        path = folder / f"mteb-ratio-{datetime.now(UTC):%Y%m%dT%H%M}-{commit}.json"
-        path.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
+    publish_report(report, "mteb-ratio", args.output, args.smoke)
     return 0
 
 
