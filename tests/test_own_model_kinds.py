@@ -16,22 +16,13 @@ import pytest
 import yaml
 from hub_server import HubServer, Repo
 from test_own_model import tiny_st_folder  # noqa: F401  (the tiny sentence-transformers folder fixture)
+from test_submission import home  # noqa: F401  (the submission tests' home: a clean commit, a one-task suite)
 
 from sentibench.cli import main
 from sentibench.results.task_result import iter_results
 
 PLUGIN = Path(__file__).parent / "fixtures" / "plugin"
-CLEAN_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 HUB_ID = "tiny-org/tiny-st"
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch, fixture_task):
-    """A fresh sentibench home, results stamped with a clean commit, a one-task required suite."""
-    monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr("sentibench.run.runner.git_commit", lambda: CLEAN_COMMIT)
-    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda: [fixture_task])
-    return tmp_path / "home"
 
 
 def bench(capsys, *argv: str) -> str:
@@ -49,7 +40,7 @@ def fill_in(card_file: Path) -> None:
     card_file.write_text(yaml.safe_dump(data))
 
 
-def written_card(home: Path, capsys, name: str, source: str | Path) -> str:
+def written_card(home: Path, capsys, name: str, source: str | Path) -> str:  # noqa: F811 (`home`: the fixture)
     """`bench card new NAME --from SOURCE` for a model that ran without a card (the name its results record)."""
     bench(capsys, "card", "new", name, "--from", source)
     fill_in(home / "cards" / f"{name}.yaml")
@@ -73,7 +64,7 @@ def hub_cache(tmp_path: Path, folder: Path, monkeypatch) -> Path:
     return hf_home
 
 
-def trained_card(home: Path, capsys, folder: Path) -> str:
+def trained_card(home: Path, capsys, folder: Path) -> str:  # noqa: F811 (`home`: the fixture)
     """A card trained here by `bench train` (the out-of-tree plug-in's method: four steps from the tiny
     sentence-transformers folder's BERT, as a plain transformers folder)."""
     base = home / "tiny-bert"
@@ -94,7 +85,7 @@ KINDS = ("packaged", "trained", "folder", "hub", "object")
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_each_kind_of_model_runs_ranks_exports_submits_and_verifies(kind, home, tmp_path, capsys, fixture_task,
+def test_each_kind_of_model_runs_ranks_exports_submits_and_verifies(kind, home, tmp_path, capsys, fixture_task,  # noqa: F811
                                                                     tiny_st_folder, monkeypatch):  # noqa: F811
     mteb = pytest.importorskip("mteb")
     runs, task = tmp_path / "runs", fixture_task.name
