@@ -228,6 +228,8 @@ def _weights(folder: Path, config: dict[str, Any] | None = None) -> Path:
     (folder / "vocab.txt").write_text("[PAD]\n")
     (folder / "spiece.model").write_bytes(b"sp")
     (folder / "a" / "b" / "tokenizer.json").write_text("{}")  # two folders deep: parents are made
+    (folder / "sub.json").mkdir()                              # a folder with a weight suffix is not a file
+    (folder / "sub.json" / "merges.txt").write_text("m")
     (folder / "modeling.py").write_text("import os")           # code, a pickle and a readme are never copied
     (folder / "pytorch_model.bin").write_bytes(b"\x80\x04")
     (folder / "README.md").write_text("hi")
@@ -239,7 +241,7 @@ def test_copy_weights_copies_weights_and_configs_only(tmp_path):
     _copy_weights(_card(checkpoint=str(source)), tmp_path / "out" / "weights")
     assert _files(tmp_path / "out" / "weights") == {
         "model.safetensors": b"tensors", "config.json": b'{"model_type": "bert"}', "vocab.txt": b"[PAD]\n",
-        "spiece.model": b"sp", "a/b/tokenizer.json": b"{}"}
+        "spiece.model": b"sp", "a/b/tokenizer.json": b"{}", "sub.json/merges.txt": b"m"}
 
 
 def test_copy_weights_refuses_custom_code_before_copying(tmp_path):
@@ -378,7 +380,10 @@ def test_manifest_problems_needs_a_card_and_passes_an_intact_folder(tmp_path):
 # --- submit ------------------------------------------------------------------------------------------------------
 
 DESCRIPTION = "Ünïcödé model trained on the tiny fixture reviews, written to check that the card is copied exactly"
-CARD = f"name: m\nloader: random\ndescription: {DESCRIPTION}\nrevision: r1\n"  # 112 characters on one line
+# "description: " and DESCRIPTION make 112 characters: over PyYAML's default width (80), within 120
+NOTES = "word " * 22 + "last"  # "notes: " and these are 121 characters before the next space
+CARD = f"name: m\nloader: random\ndescription: {DESCRIPTION}\nrevision: r1\nnotes: {NOTES} end\n"
+WRAPPED = CARD.replace(" last end", " last\n  end")  # PyYAML breaks at a space once a line is over 120 characters
 RESULTS = ("results/m/r1/t-a.json", "results/m/r1/t-a.units.npz", "results/m/r1/t-b.json")
 
 
@@ -396,7 +401,7 @@ def runs(home, tmp_path, monkeypatch) -> Path:
     return tmp_path / "runs"
 
 
-def _expected(runs: Path, card: str = CARD) -> dict[str, bytes]:
+def _expected(runs: Path, card: str = WRAPPED) -> dict[str, bytes]:
     return {"card.yaml": card.encode("utf-8"),
             **{name: (runs / name.removeprefix("results/")).read_bytes() for name in RESULTS}}
 
@@ -429,9 +434,9 @@ def test_submit_with_weights_carries_them_and_points_the_card_at_them(runs, home
                                                        "cache; sha256 recorded in each result)")
     assert set(_files(outbox / "m")) == {"card.yaml", "manifest.json", *RESULTS}
     assert submit("m", runs, tmp_path / "with", with_weights=True) == (tmp_path / "with" / "m", INCLUDED)
-    expected = {**_expected(runs, CARD + "checkpoint: weights\n"), "weights/model.safetensors": b"tensors",
+    expected = {**_expected(runs, WRAPPED + "checkpoint: weights\n"), "weights/model.safetensors": b"tensors",
                 "weights/config.json": b'{"model_type": "bert"}', "weights/vocab.txt": b"[PAD]\n",
-                "weights/spiece.model": b"sp", "weights/a/b/tokenizer.json": b"{}"}
+                "weights/spiece.model": b"sp", "weights/a/b/tokenizer.json": b"{}", "weights/sub.json/merges.txt": b"m"}
     assert {name: data for name, data in _files(tmp_path / "with" / "m").items() if name != "manifest.json"} == expected
     _check_manifest(tmp_path / "with" / "m", expected)
     assert [p.name for p in (tmp_path / "with").iterdir()] == ["m"]  # no zip unless asked, nothing half-written
