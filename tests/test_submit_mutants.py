@@ -487,3 +487,23 @@ def test_an_existing_zip_is_an_error_only_when_a_zip_is_asked_for(runs, tmp_path
     assert sorted(p.name for p in outbox.iterdir()) == ["m.zip"]
     submit("m", runs, outbox)
     assert (outbox / "m.zip").read_bytes() == b"someone's zip"
+
+
+@pytest.fixture
+def latin1_locale(monkeypatch):
+    """A machine whose locale encoding is Latin-1: a text file opened without an encoding is read and written
+    in Latin-1 (pathlib asks `io.text_encoding` for the default)."""
+    import io
+
+    monkeypatch.setattr(io, "text_encoding", lambda encoding, stacklevel=2: encoding or "latin-1")
+
+
+def test_the_card_is_written_in_utf8_whatever_the_locale(runs, tmp_path, latin1_locale):
+    submit("m", runs, tmp_path / "outbox")
+    assert (tmp_path / "outbox" / "m" / "card.yaml").read_bytes() == WRAPPED.encode("utf-8")
+
+
+def test_the_manifest_is_read_as_utf8_whatever_the_locale(tmp_path, latin1_locale):
+    manifest = {"format": 1, "files": {"résumé.txt": "0" * 64}}
+    (tmp_path / "manifest.json").write_bytes(json.dumps(manifest, ensure_ascii=False).encode("utf-8"))
+    assert read_manifest(tmp_path) == manifest
