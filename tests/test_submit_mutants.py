@@ -507,3 +507,32 @@ def test_the_manifest_is_read_as_utf8_whatever_the_locale(tmp_path, latin1_local
     manifest = {"format": 1, "files": {"résumé.txt": "0" * 64}}
     (tmp_path / "manifest.json").write_bytes(json.dumps(manifest, ensure_ascii=False).encode("utf-8"))
     assert read_manifest(tmp_path) == manifest
+
+
+def test_replace_replaces_a_zip_left_without_its_folder_but_never_a_folder_or_link(runs, tmp_path):
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    (outbox / "m.zip").write_bytes(b"an old zip")
+    assert submit("m", runs, outbox, archive=True, replace=True) == (outbox / "m", REFERENCED)
+    with zipfile.ZipFile(outbox / "m.zip") as archive:
+        assert "m/manifest.json" in archive.namelist()
+    for name, make in (("dir", lambda p: p.mkdir()), ("link", lambda p: p.symlink_to(tmp_path / "elsewhere.zip"))):
+        other = tmp_path / name
+        other.mkdir()
+        make(other / "m.zip")
+        _fails(f"'{other / 'm.zip'}' exists and is not a file; --replace replaces only a submission's zip: remove it "
+               "or pass another --output", submit, "m", runs, other, archive=True, replace=True)
+        assert [p.name for p in other.iterdir()] == ["m.zip"]
+    assert not (tmp_path / "elsewhere.zip").exists()
+
+
+def test_a_nested_manifest_json_is_listed_and_checked_like_any_other_file(home, tmp_path, monkeypatch):
+    monkeypatch.setattr(submit_module, "git_commit", lambda: "abc")
+    folder = tmp_path / "sub"
+    (folder / "weights").mkdir(parents=True)
+    (folder / "card.yaml").write_text("name: m\n")
+    (folder / "weights" / "manifest.json").write_text("{}")
+    manifest = manifest_for(folder, _card())
+    assert manifest["files"] == {"card.yaml": _sha(b"name: m\n"), "weights/manifest.json": _sha(b"{}")}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert manifest_problems(folder, manifest) == []

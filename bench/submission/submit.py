@@ -114,7 +114,7 @@ def _copy_weights(card: ModelCard, target: Path) -> None:
 
 def manifest_for(folder: Path, card: ModelCard) -> dict[str, Any]:
     files = {p.relative_to(folder).as_posix(): sha256_file(p)
-             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != MANIFEST}
+             for p in sorted(folder.rglob("*")) if p.is_file() and p.relative_to(folder).as_posix() != MANIFEST}
     return {"format": FORMAT, "model": card.name, "revision": card.revision,
             "code": {"sentibench": __version__, "git_commit": git_commit()}, "environment": versions(),
             "required_suite": [task.name for task in required_tasks()],
@@ -158,6 +158,15 @@ def _replaceable(target: Path, replace: bool) -> bool:
     return True
 
 
+def _check_replaceable_zip(zipped: Path, replace: bool) -> None:
+    """An existing `zipped` is replaced only with `replace`, and only when it is a regular file."""
+    if not replace:
+        raise BenchError(f"'{zipped}' already exists; pass --replace to replace it, or pass another --output")
+    if zipped.is_symlink() or not zipped.is_file():
+        raise BenchError(f"'{zipped}' exists and is not a file; --replace replaces only a submission's zip: "
+                         "remove it or pass another --output")
+
+
 def submit(name: str, results_root: Path, output: Path, with_weights: bool = False,
            archive: bool = False, replace: bool = False) -> tuple[Path, str]:
     """Check `name`'s results under `results_root` and write the submission folder (and zip) under `output`;
@@ -174,8 +183,8 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
     target = Path(output) / card.name
     replacing = _replaceable(target, replace)
     zipped = target.with_suffix(".zip")
-    if archive and zipped.exists() and not replacing:
-        raise BenchError(f"'{zipped}' already exists; pass --replace to replace it, or pass another --output")
+    if archive and (zipped.exists() or zipped.is_symlink()):
+        _check_replaceable_zip(zipped, replace)
     with atomic_folder(target, replace=replacing) as tmp:
         (tmp / CARD_FILE).write_text(yaml.safe_dump(_card_data(card, with_weights), sort_keys=False,
                                                     allow_unicode=True, width=120), encoding="utf-8")
