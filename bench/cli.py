@@ -385,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     again = sub.add_parser("reproduce", help="re-run results from their provenance and compare the scores")
     again.add_argument("result", nargs="+", help="result JSON files")
     again.add_argument("--device")
-    again.add_argument("--batch-size", type=int, default=32)
+    again.add_argument("--batch-size", type=at_least(1), default=32)
     again.add_argument("--use-cache", action="store_true",
                        help="read cached embeddings (default: encode every text again from the weights)")
     again.set_defaults(func=cmd_reproduce)

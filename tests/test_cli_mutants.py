@@ -68,6 +68,8 @@ def test_at_least_accepts_its_minimum_and_refuses_below_it_or_a_non_whole_number
     (["run", "--batch-size", "0"], "bench run: error: argument --batch-size: must be at least 1, got 0"),
     (["run", "--seed", "-1"], "bench run: error: argument --seed: must be at least 0, got -1"),
     (["run", "--limit", "many"], "bench run: error: argument --limit: expected a whole number, got 'many'"),
+    (["reproduce", "r.json", "--batch-size", "0"],
+     "bench reproduce: error: argument --batch-size: must be at least 1, got 0"),
 ])
 def test_whole_number_options_are_refused_by_argparse_with_exit_2(capsys, argv, line):
     assert usage_error(capsys, *argv) == line
