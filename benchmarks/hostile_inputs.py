@@ -609,8 +609,22 @@ def cases() -> list[Case]:
              setup=lambda box: box.result(valid_result())),
         Case("run --output-folder in missing folders", RUN + ["--output-folder", "new/deeper"], "ok",
              check=result_inside("new/deeper")),
+        Case("submit --archive --replace over a zip left without its folder",
+             ["submit", "random", "--output", "out", "--archive", "--replace"], "ok",
+             setup=lambda box: (committed_results(box), (box.work / "out").mkdir(),
+                                (box.work / "out" / "random.zip").write_bytes(b"old")),
+             check=lambda box, out: None if zipfile.is_zipfile(box.work / "out" / "random.zip") else "zip not written"),
+        Case("submit --archive --replace where the zip is a folder",
+             ["submit", "random", "--output", "out", "--archive", "--replace"],
+             setup=lambda box: (committed_results(box), (box.work / "out" / "random.zip").mkdir(parents=True)),
+             check=lambda box, out: None if "is not a file" in out else "refused for another reason"),
     ]
     return lost + tracebacks + wrong + ordinary + integrity + round2
+
+
+def committed_results(box: Sandbox) -> None:
+    """The repository's committed results of the `random` card (the whole required suite) in the box."""
+    shutil.copytree(Path(__file__).resolve().parents[1] / "results" / "random", box.work / "results" / "random")
 
 
 def random_result(box: Sandbox, folder: str = "results", task: str = TASK) -> Path:
