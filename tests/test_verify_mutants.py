@@ -69,9 +69,9 @@ def submission(home, tmp_path, capsys, stash) -> Path:  # noqa: F811 (`home`: th
     pristine = stash / "random"
     if not pristine.is_dir():
         for task in (TASK, OTHER):
-            code, _, err = run_cli(capsys, "run", "-m", "random", "-t", task, "--output-folder", str(tmp_path / "runs"))
+            code, _, err = run_cli(capsys, "run", "-m", "random", "-t", task, "--output-folder", str(stash / "runs"))
             assert code == 0, err
-        code, _, err = run_cli(capsys, "submit", "random", "--results", str(tmp_path / "runs"),
+        code, _, err = run_cli(capsys, "submit", "random", "--results", str(stash / "runs"),
                                "--output", str(stash))
         assert code == 0, err
     shutil.copytree(pristine, tmp_path / "outbox" / "random")
