@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -373,7 +376,7 @@ def _manifest(submission: Path) -> dict:
     return json.loads((submission / "manifest.json").read_text())
 
 
-def test_a_verified_submission_its_verdict_and_its_record(submission, tmp_path, monkeypatch):
+def test_a_verified_submission_its_verdict_and_its_record(submission, tmp_path):
     manifest_sha = hashlib.sha256((submission / "manifest.json").read_bytes()).hexdigest()
     results, board = tmp_path / "results", tmp_path / "board.md"
     verdict = verify(submission, results, board, seed=5)
@@ -527,3 +530,18 @@ def test_bad_sampling_numbers_and_an_unwritable_leaderboard_fail_before_the_subm
     board = tmp_path / "no" / "board.md"
     _fails(f"cannot write the leaderboard '{board}' (No such file or directory); pass a writable --leaderboard or "
            "'' for none", verify, tmp_path / "nothing", tmp_path / "results", board)
+
+
+def test_the_leaderboard_is_utf8_where_the_locale_is_ascii(submission, tmp_path, home):  # noqa: F811
+    """Its `±` (a confidence interval) written by a process whose locale encoding is ASCII (the C locale, with
+    Python's UTF-8 coercion and UTF-8 mode turned off)."""
+    board = tmp_path / "board.md"
+    code = ("import sys; from pathlib import Path; from sentibench.models import get_card; "
+            "from sentibench.submission.verify import publish; "
+            "publish(Path(sys.argv[1]), get_card('random'), Path(sys.argv[2]), {}, Path(sys.argv[3]))")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
+           "SENTIBENCH_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", code, str(submission), str(tmp_path / "results"), str(board)],
+                          env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
+    assert "±" in board.read_bytes().decode("utf-8")
