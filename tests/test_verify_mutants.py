@@ -542,6 +542,6 @@ def test_the_leaderboard_is_utf8_where_the_locale_is_ascii(submission, tmp_path,
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
            "SENTIBENCH_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run([sys.executable, "-c", code, str(submission), str(tmp_path / "results"), str(board)],
-                          env=env, capture_output=True, timeout=120)
+                          env=env, cwd=tmp_path, capture_output=True, timeout=120)  # sentibench from sys.path only
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
     assert "±" in board.read_bytes().decode("utf-8")
