@@ -541,7 +541,7 @@ def test_the_leaderboard_is_utf8_where_the_locale_is_ascii(submission, tmp_path,
             "publish(Path(sys.argv[1]), get_card('random'), Path(sys.argv[2]), {}, Path(sys.argv[3]))")
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
            "SENTIBENCH_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([sys.executable, "-c", code, str(submission), str(tmp_path / "results"), str(board)],
-                          env=env, cwd=tmp_path, capture_output=True, timeout=120)  # sentibench from sys.path only
+    done = subprocess.run([sys.executable, "-P", "-c", code, str(submission), str(tmp_path / "results"), str(board)],
+                          env=env, capture_output=True, timeout=120)  # -P: sentibench from this sys.path only
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
     assert "±" in board.read_bytes().decode("utf-8")
