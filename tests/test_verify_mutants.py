@@ -532,16 +532,21 @@ def test_bad_sampling_numbers_and_an_unwritable_leaderboard_fail_before_the_subm
            "'' for none", verify, tmp_path / "nothing", tmp_path / "results", board)
 
 
-def test_the_leaderboard_is_utf8_where_the_locale_is_ascii(submission, tmp_path, home):  # noqa: F811
-    """Its `±` (a confidence interval) written by a process whose locale encoding is ASCII (the C locale, with
-    Python's UTF-8 coercion and UTF-8 mode turned off)."""
-    board = tmp_path / "board.md"
+def test_the_leaderboard_is_the_same_utf8_bytes_where_the_locale_is_ascii(submission, tmp_path, home):  # noqa: F811
+    """Published here (a UTF-8 locale) and by a process whose locale encoding is ASCII (the C locale, with
+    Python's UTF-8 coercion and UTF-8 mode off): the same UTF-8 text, the confidence interval's `±` included."""
+    here, board = tmp_path / "here" / "board.md", tmp_path / "ascii" / "board.md"
+    here.parent.mkdir()
+    board.parent.mkdir()
+    publish(submission, get_card("random"), here.parent / "results", {}, here)
     code = ("import sys; from pathlib import Path; from sentibench.models import get_card; "
             "from sentibench.submission.verify import publish; "
             "publish(Path(sys.argv[1]), get_card('random'), Path(sys.argv[2]), {}, Path(sys.argv[3]))")
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
            "SENTIBENCH_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run([sys.executable, "-P", "-c", code, str(submission), str(tmp_path / "results"), str(board)],
+    done = subprocess.run([sys.executable, "-P", "-c", code, str(submission), str(board.parent / "results"),
+                           str(board)],
                           env=env, capture_output=True, timeout=120)  # -P: sentibench from this sys.path only
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
-    assert "±" in board.read_bytes().decode("utf-8")
+    header = here.read_text(encoding="utf-8").split("\n\n")[:3]  # the rest counts this process's fixture tasks
+    assert board.read_bytes().decode("utf-8").split("\n\n")[:3] == header and "±" in "".join(header)
