@@ -346,6 +346,17 @@ def test_a_failing_leaderboard_takes_the_merged_folder_and_the_folders_it_made_b
     assert _left(tmp_path) == ["outbox"]  # no results/, no deep/, no board, no temp
 
 
+def test_a_merged_folder_that_cannot_be_taken_back_out_is_named_not_denied(submission, tmp_path, monkeypatch):
+    monkeypatch.setattr(verify_module, "render", _failing_render(OSError(28, "No space left on device")))
+    monkeypatch.setattr(verify_module.shutil, "rmtree", lambda path, ignore_errors=False: None)  # a delete that fails
+    results, board = tmp_path / "results", tmp_path / "board.md"
+    target = results / "random" / get_card("random").revision
+    _fails(f"could not publish the verified submission (No space left on device: '{board}'); the merged folder "
+           f"'{target}' could not be taken back out: remove it", publish, submission, get_card("random"), results,
+           RECORD, board)
+    assert target.is_dir()
+
+
 def test_a_failure_keeps_a_results_root_that_existed_even_empty(submission, tmp_path, monkeypatch):
     monkeypatch.setattr(verify_module, "render", _failing_render(OSError(28, "No space left on device")))
     results = tmp_path / "results"

@@ -166,10 +166,12 @@ def publish(folder: Path, card: ModelCard, results_root: Path, record: dict, lea
     target = results_folder(results_root, card)
     missing = [p for p in (target.parent, *target.parent.parents) if not p.exists()]  # deepest first
     board_tmp: Path | None = None
+    placed = False
     try:
         board_tmp = staged_file(leaderboard) if leaderboard is not None else None
         with atomic_folder(target) as staged:
             _stage(folder, card, staged, record)
+        placed = True
         if leaderboard is not None and board_tmp is not None:
             try:
                 board_tmp.write_text(render(results_root), encoding="utf-8")
@@ -183,8 +185,10 @@ def publish(folder: Path, card: ModelCard, results_root: Path, record: dict, lea
                 parent.rmdir()
         if not isinstance(error, OSError):
             raise
+        left = (f"the merged folder '{target}' could not be taken back out: remove it" if placed and target.exists()
+                else "nothing was merged")
         raise BenchError(f"could not publish the verified submission ({error.strerror or error}: "
-                         f"'{error.filename or leaderboard}'); nothing was merged") from None
+                         f"'{error.filename or leaderboard}'); {left}") from None
     finally:
         if board_tmp is not None:
             board_tmp.unlink(missing_ok=True)
