@@ -1,7 +1,7 @@
 """Encoding speed and fixed costs, measured so that the ratios hold on a loaded machine (issue 18).
 
     python benchmarks/bench_encode.py [--pairs 6] [--threads 1] [--short 1000] [--long 200]
-                                      [--cli-repeats 5] [--baseline-bench PATH] [--scores]
+                                      [--cli-repeats 5] [--baseline-bench PATH] [--scores] [--suite]
 
 Encode ratios. Two encoders of the same model folder encode the same texts (same threads, batch size 32,
 max length 256, the same attention implementation) in alternating chunks, the order flipped every pair
@@ -27,6 +27,10 @@ one pair, no bf16, no mteb ratio, `bench list tasks` once as the only process, t
 
 The mteb ratio (`benchmarks/bench_mteb_ratio.py`): the same tasks through `mteb.evaluate` and `bench run`,
 cold, interleaved for `--mteb-pairs` rounds (default 3; `--skip mteb` leaves it out), with both sides' scores.
+
+`--suite`: `bench run -m all-minilm-l6-v2 -t required` (the 35 tasks a submission needs) in a throw-away home
+whose embedding cache starts empty, first cold, then warm (every text cached), each a fresh process: wall and CPU
+seconds, texts encoded, and whether the warm run's scores equal the cold run's (smoke: `sgts-mr --limit 16`).
 
 `--scores`: the SgTS group (the default suite) run cold in float32 and in bfloat16, as processes, in a
 throw-away home whose embedding cache starts empty (datasets and models are linked from the real one):
@@ -286,7 +290,7 @@ def throwaway_home() -> Path:
     from sentibench.core.paths import home
 
     fake = Path(tempfile.mkdtemp(prefix="sentibench-bench-"))
-    for entry in home().iterdir():
+    for entry in home().iterdir() if home().is_dir() else ():
         if entry.name != "embeddings":
             (fake / entry.name).symlink_to(entry)
     return fake
@@ -311,6 +315,30 @@ def scores_benchmark(args: argparse.Namespace) -> dict:
         return {"cold_runs": runs, "cold_ratio_wall": round(runs["float32"]["wall_s"] / runs["bfloat16"]["wall_s"], 3),
                 "scores": scores, "bf16_minus_f32": differences,
                 "max_abs_difference": max(abs(d) for d in differences.values())}
+    finally:
+        shutil.rmtree(fake, ignore_errors=True)  # links are removed, never followed
+
+
+def suite_benchmark(args: argparse.Namespace) -> dict:
+    """The required suite cold (an empty embedding cache) and then warm (the same home, every text cached)."""
+    from sentibench.results.task_result import iter_results
+
+    fake = throwaway_home()
+    tasks, limit = ("sgts-mr", ["--limit", "16"]) if args.smoke else ("required", [])
+    try:
+        env = {**os.environ, "SENTIBENCH_HOME": str(fake), "OMP_NUM_THREADS": str(args.threads)}
+        runs, scores = {}, {}
+        for phase in ("cold", "warm"):
+            out = fake / f"results-{phase}"
+            wall, cpu, done = timed_process([str(Path(sys.executable).parent / "bench"), "run", "-m", MODEL, "-t",
+                                             tasks, *limit, "--output-folder", str(out)], env)
+            if done.returncode != 0:
+                raise SystemExit(f"bench run -t {tasks} ({phase}) failed: {done.stderr.strip()[-500:]}")
+            runs[phase] = {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "encoded": encoded_count(done.stderr)}
+            scores[phase] = {r.task_name: r.main_score() for r in iter_results(out)}
+        return {"tasks": tasks, "results": len(scores["cold"]), "runs": runs,
+                "warm_over_cold_wall": round(runs["warm"]["wall_s"] / runs["cold"]["wall_s"], 3),
+                "warm_scores_equal_cold": scores["warm"] == scores["cold"]}
     finally:
         shutil.rmtree(fake, ignore_errors=True)  # links are removed, never followed
 
@@ -353,6 +381,12 @@ def print_table(report: dict) -> None:
         print(f"\ncold SgTS group: float32 {s['cold_runs']['float32']['wall_s']} s, bfloat16 "
               f"{s['cold_runs']['bfloat16']['wall_s']} s (x{s['cold_ratio_wall']}); max |score difference| "
               f"{s['max_abs_difference']}")
+    if "suite" in report:
+        s = report["suite"]
+        print(f"\n{MODEL} -t {s['tasks']} ({s['results']} results): cold {s['runs']['cold']['wall_s']} s wall, "
+              f"{s['runs']['cold']['cpu_s']} s CPU, {s['runs']['cold']['encoded']} texts encoded; warm "
+              f"{s['runs']['warm']['wall_s']} s wall, {s['runs']['warm']['cpu_s']} s CPU, "
+              f"{s['runs']['warm']['encoded']} encoded; warm scores equal cold: {s['warm_scores_equal_cold']}")
     if "mteb_ratio" in report:
         from bench_mteb_ratio import print_ratio
 
@@ -372,11 +406,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave a part out (bf16: the bfloat16 encode comparison; mteb: the mteb ratio)")
     parser.add_argument("--mteb-pairs", type=int, default=3, help="rounds of the mteb ratio")
     parser.add_argument("--scores", action="store_true", help="also run the SgTS group cold in float32 and bf16")
+    parser.add_argument("--suite", action="store_true", help="also time the required suite cold and warm")
     parser.add_argument("--output", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--smoke", action="store_true", help="a few seconds' check that the script runs")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.pairs, args.short, args.long, args.cli_repeats, args.scores = 1, 8, 2, 1, False
+        args.pairs, args.short, args.long, args.cli_repeats, args.scores, args.suite = 1, 8, 2, 1, False, True
         args.skip += ["bf16", "mteb"]
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -390,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
             report["cli"] = cli_benchmark(args, Path(scratch))
     if args.scores:
         report["scores"] = scores_benchmark(args)
+    if args.suite:
+        report["suite"] = suite_benchmark(args)
     if "mteb" not in args.skip:
         from bench_mteb_ratio import DEFAULT_TASKS, mteb_ratio  # a sibling script
 
