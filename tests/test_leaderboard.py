@@ -168,6 +168,37 @@ def test_tradeoff_panels_plot_each_model_with_its_intervals_and_an_arrow_from_it
         assert canvas.x0 <= box.x0 and box.x1 <= canvas.x1 and box.y1 <= canvas.y1, "titles inside the canvas"
 
 
+def test_tradeoff_labels_of_crowded_points_do_not_overlap_and_stay_beside_their_points(monkeypatch):
+    """Five models within a fraction of a point of each other: at the first place (right, above) every label
+    would cover its neighbours'; each must end up clear of the others and of the other markers."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    from sentibench.report import tradeoff
+
+    crowd = [tradeoff.Point(f"model-{i}-with-a-long-name", "trained here", None, 80 + 0.15 * i, 10 + 0.1 * i,
+                            None, None) for i in range(5)]
+    lone = tradeoff.Point("far", "baseline", None, 0.0, 0.0, None, None)
+    monkeypatch.setattr(tradeoff, "panels", lambda board: [tradeoff.Panel(key, key, "x", "y", [*crowd, lone])
+                                                           for key in ("sgts", "retrieval")])
+    figure = tradeoff.draw(None)
+    FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()
+    for axes in figure.axes:
+        labels = [t for t in axes.texts if (t.get_gid() or "").startswith("label:")]
+        assert len(labels) == 6
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), "no two labels overlap"
+        for text, box in zip(labels, boxes):
+            x, y = axes.transData.transform(text.xy)
+            markers = [axes.transData.transform(other.xy) for other in labels if other is not text]
+            assert not any(box.overlaps(Bbox.from_extents(mx - 4, my - 4, mx + 4, my + 4)) for mx, my in markers)
+            gap = max(box.x0 - x, x - box.x1, box.y0 - y, y - box.y1, 0)  # pixels from the point to its label
+            assert gap <= 25 * figure.dpi / 72, f"{text.get_text()} stays beside its point"
+        far = next(t for t in labels if t.get_text() == "far")
+        assert far.xyann == (4, 3), "a lone point keeps the first place"
+
+
 def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tmp_path):
     from sentibench.report.leaderboard_html import write_html
 

@@ -5,6 +5,7 @@ against its Semantic Similarity Score S (x), each the mean over the required ret
 the 95% intervals of the overview (`report.overview.group_mean`) and of STS-B's own result; retrieval S has
 no stored interval, so it has no horizontal bar. A model is plotted in a panel only when it has every task
 that panel averages. A method card is joined to its base (the card's `base:`) by an arrow from the base.
+Each label sits beside its point, clear of the other labels and markers (`_spread_labels`).
 Drawn with matplotlib: as a PNG for the README and as inline SVG for the web page.
 """
 
@@ -95,6 +96,7 @@ def draw(board: Board):  # -> matplotlib.figure.Figure (matplotlib is imported o
     from matplotlib.lines import Line2D
 
     figure = Figure(figsize=(12, 5.5), layout="constrained")
+    labels = []
     for axes, panel in zip(figure.subplots(1, 2), panels(board)):
         placed = {p.model: p for p in panel.points}
         for point in panel.points:
@@ -111,7 +113,10 @@ def draw(board: Board):  # -> matplotlib.figure.Figure (matplotlib is imported o
             bars = axes.errorbar([point.x], [point.y], xerr=xerr, yerr=yerr, fmt="o", markersize=5, capsize=2,
                                  color=KIND_COLOURS[point.kind], elinewidth=0.8)
             bars.lines[0].set_gid(f"point:{panel.key}:{point.model}")
-            axes.annotate(point.model, (point.x, point.y), textcoords="offset points", xytext=(4, 3), fontsize=6.5)
+            label = axes.annotate(point.model, (point.x, point.y), textcoords="offset points",
+                                  xytext=LABEL_PLACES[0][:2], fontsize=6.5)
+            label.set_gid(f"label:{panel.key}:{point.model}")
+            labels.append(label)
         axes.set_title(f"{panel.title} ({len(panel.points)} models)", fontsize=11)
         axes.set_xlabel(panel.x_label)
         axes.set_ylabel(panel.y_label)
@@ -123,7 +128,41 @@ def draw(board: Board):  # -> matplotlib.figure.Figure (matplotlib is imported o
     figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9,
                   title="colour: model kind; bars: 95% interval")
     figure.suptitle("Sentiment awareness against semantic similarity", fontsize=13)
+    _spread_labels(figure, labels)
     return figure
+
+
+LABEL_PLACES = ((4, 3, "left"), (4, -9, "left"), (-4, 3, "right"), (-4, -9, "right"), (4, 10, "left"),
+                (-4, 10, "right"), (4, -16, "left"), (-4, -16, "right"), (0, 17, "center"), (0, -23, "center"))
+"""Where a point's label may go, tried in order: (dx, dy) in points from the point, and its alignment."""
+
+
+def _spread_labels(figure, labels: list) -> None:
+    """Put each label at the first of `LABEL_PLACES` whose box overlaps no label placed before it and no other
+    point's marker (the first place when every place overlaps); the layout is drawn first, so the boxes are
+    the page's own. Deterministic: the same results give the same places."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()
+    markers = [(label.axes, label.axes.transData.transform(label.xy)) for label in labels]
+    placed: list = []
+    for label in labels:
+        others = [Bbox.from_extents(x - 4, y - 4, x + 4, y + 4) for axes, (x, y) in markers
+                  if axes is label.axes and (x, y) != tuple(label.axes.transData.transform(label.xy))]
+        for place in (*LABEL_PLACES, LABEL_PLACES[0]):  # the last try: the first place, overlapping
+            _put(label, place)
+            box = label.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed + others):
+                break
+        placed.append(label.get_window_extent(renderer))
+
+
+def _put(label, place: tuple[int, int, str]) -> None:
+    dx, dy, align = place
+    label.xyann = (dx, dy)
+    label.set_horizontalalignment(align)
 
 
 def write_png(board: Board, path: Path) -> Path:
