@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from one_line import fails
 from test_merged_mutants import home  # noqa: F401  (a fresh sentibench home: an empty embedding cache)
 
-from sentibench.core.errors import BenchError
 from sentibench.embed.cache import CachedEncoder
 
 
@@ -39,12 +39,6 @@ class NanEncoder(RecordingEncoder):
         return vectors
 
 
-def _fails(message: str, call, *args, **kwargs) -> None:
-    with pytest.raises(BenchError) as caught:
-        call(*args, **kwargs)
-    assert str(caught.value) == message
-
-
 def _cache_file(home: Path) -> Path:  # noqa: F811 (`home`: the fixture)
     (path,) = (home / "embeddings").glob("*.sqlite")
     return path
@@ -64,13 +58,13 @@ def test_the_model_gets_the_callers_batch_size_or_32_and_never_shows_its_own_bar
 @pytest.mark.parametrize("batch_size, shown", [(0, "0"), (-3, "-3"), (2.5, "2.5"), ("8", "'8'")])
 def test_a_bad_batch_size_is_one_exact_line(home, batch_size, shown):  # noqa: F811
     base = RecordingEncoder()
-    _fails(f"batch size must be a whole number of at least 1, got {shown}",
+    fails(f"batch size must be a whole number of at least 1, got {shown}",
            CachedEncoder(base, {"model": "bad-batch"}).encode, ["a"], batch_size=batch_size)
     assert base.calls == []
 
 
 def test_a_text_that_is_not_a_string_is_named_with_the_model(home):  # noqa: F811
-    _fails("model 'recording' was given a int as text 1; texts are strings",
+    fails("model 'recording' was given a int as text 1; texts are strings",
            CachedEncoder(RecordingEncoder(), {"model": "not-text"}).encode, ["fine", 3])
 
 
@@ -107,7 +101,7 @@ def test_no_texts_is_an_empty_float32_matrix_and_asks_the_model_nothing(home):  
 
 
 def test_a_model_that_returns_nan_is_named_in_one_line(home):  # noqa: F811
-    _fails("model 'recording' returned NaN or infinite embeddings for 2 of 3 texts",
+    fails("model 'recording' returned NaN or infinite embeddings for 2 of 3 texts",
            CachedEncoder(NanEncoder(), {"model": "nan"}).encode, ["a", "bb", "ccc"])
 
 
@@ -166,5 +160,5 @@ def test_cached_rows_of_two_sizes_without_a_declared_size_are_one_line(home):  #
     path = _cache_file(home)
     with sqlite3.connect(path) as db:  # a valid 3-dimensional row: nothing declares 2, so it is read back
         db.execute("UPDATE vectors SET vec = ?, dim = 3", (np.array([1.0, 2.0, 3.0], np.float32).tobytes(),))
-    _fails(f"model 'recording': cached vectors of different dimensions; the cache entry {path} is inconsistent, "
+    fails(f"model 'recording': cached vectors of different dimensions; the cache entry {path} is inconsistent, "
            "delete it to rebuild", CachedEncoder(RecordingEncoder(), identity).encode, ["a", "bb"])

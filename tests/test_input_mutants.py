@@ -11,23 +11,16 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from one_line import fails
 
-from sentibench.core.errors import BenchError
 from sentibench.submission import archive
 from sentibench.submission.archive import _member_problem, safe_extract, write_zip
 from sentibench.training.options import apply_options, check_range, parse_option_pairs, parse_value
 
-
-def _fails(message: str, call, *args, **kwargs) -> None:
-    with pytest.raises(BenchError) as caught:
-        call(*args, **kwargs)
-    assert str(caught.value) == message
-
-
 # --- training options: parse_value -------------------------------------------------------------------------------
 
 def test_a_value_without_a_key_is_named_value_in_its_error():
-    _fails("option value='x' is not a int", parse_value, "x", int)
+    fails("option value='x' is not a int", parse_value, "x", int)
 
 
 @pytest.mark.parametrize("text", ["none", "None", "null", "NULL", None])
@@ -36,31 +29,31 @@ def test_none_and_null_in_any_case_are_none_for_an_optional_field(text):
 
 
 def test_an_optional_field_reports_its_first_members_error_with_its_key():
-    _fails("option k='x' is not a int", parse_value, "x", int | None, "k")
-    _fails("option k='x' is not a int", parse_value, "x", int | bool, "k")  # two failures: the first is shown
+    fails("option k='x' is not a int", parse_value, "x", int | None, "k")
+    fails("option k='x' is not a int", parse_value, "x", int | bool, "k")  # two failures: the first is shown
 
 
 def test_a_tuple_is_split_on_commas_blank_entries_dropped_and_each_item_typed():
     assert parse_value("a, b,,c", tuple[str, ...]) == ("a", "b", "c")
     assert parse_value("1,2", tuple[int, ...]) == (1, 2)
     assert parse_value(["1", "2"], tuple[int, ...]) == (1, 2)  # a list from a config file is taken item by item
-    _fails("option ks='x' is not a int", parse_value, "1,x", tuple[int, ...], "ks")
+    fails("option ks='x' is not a int", parse_value, "1,x", tuple[int, ...], "ks")
 
 
 def test_a_literal_accepts_its_choices_and_lists_them_otherwise():
     assert parse_value("b", Literal["a", "b"]) == "b"
-    _fails("option m='c': choose one of a, b", parse_value, "c", Literal["a", "b"], "m")
+    fails("option m='c': choose one of a, b", parse_value, "c", Literal["a", "b"], "m")
 
 
 def test_an_integer_is_read_in_base_ten_only_from_text_or_an_int():
     assert parse_value("19", int) == 19 and parse_value(7, int) == 7
-    _fails("option n='a' is not a int", parse_value, "a", int, "n")       # 10 in base 11
-    _fails("option n=2.5 is not a int", parse_value, 2.5, int, "n")       # int(2.5) would be 2
-    _fails("option n=True is not a int", parse_value, True, int, "n")
+    fails("option n='a' is not a int", parse_value, "a", int, "n")       # 10 in base 11
+    fails("option n=2.5 is not a int", parse_value, 2.5, int, "n")       # int(2.5) would be 2
+    fails("option n=True is not a int", parse_value, True, int, "n")
 
 
 def test_a_type_the_command_line_cannot_set_is_named():
-    _fails("option d has a type the command line cannot set (<class 'dict'>)", parse_value, "x", dict, "d")
+    fails("option d has a type the command line cannot set (<class 'dict'>)", parse_value, "x", dict, "d")
 
 
 # --- training options: apply_options, check_range, parse_option_pairs -------------------------------------------
@@ -77,14 +70,14 @@ def test_the_callers_own_keys_are_skipped_and_the_rest_still_applied():
 
 
 def test_an_option_of_the_wrong_type_names_its_key():
-    _fails("option lr='fast' is not a float", apply_options, Toy(), {"lr": "fast"}, "toy")
+    fails("option lr='fast' is not a float", apply_options, Toy(), {"lr": "fast"}, "toy")
 
 
 def test_range_checks_skip_what_is_not_a_number_and_keep_the_bounds_inclusive():
     assert check_range("batch_size", "abc", "abc") == "abc"   # not a number: not range-checked
     assert check_range("batch_size", False, "false") is False  # a boolean is not a count
     assert check_range("dropout", 1.0, "1") == 1.0 and check_range("dropout", 0.0, "0") == 0.0
-    _fails("option dropout='1.5' must be between 0 and 1", check_range, "dropout", 1.5, "1.5")
+    fails("option dropout='1.5' must be between 0 and 1", check_range, "dropout", 1.5, "1.5")
 
 
 def test_an_option_pair_splits_at_its_first_equals_sign():
@@ -142,7 +135,7 @@ def test_the_member_count_cap_allows_exactly_the_cap(tmp_path, monkeypatch):
     two = _zip(tmp_path / "two.zip", [("sub/a", b"1"), ("sub/b", b"2")])
     assert safe_extract(two, tmp_path / "x") == tmp_path / "x" / "sub"
     three = _zip(tmp_path / "three.zip", [("sub/a", b"1"), ("sub/b", b"2"), ("sub/c", b"3")])
-    _fails(f"archive {three}: 3 members, more than 2", safe_extract, three, tmp_path / "y")
+    fails(f"archive {three}: 3 members, more than 2", safe_extract, three, tmp_path / "y")
 
 
 def test_the_size_cap_allows_exactly_the_cap_and_names_it_in_mib(tmp_path, monkeypatch):
@@ -151,7 +144,7 @@ def test_the_size_cap_allows_exactly_the_cap_and_names_it_in_mib(tmp_path, monke
     exact = _zip(tmp_path / "exact.zip", [("sub/a", data)])
     assert (safe_extract(exact, tmp_path / "x") / "a").read_bytes() == data
     over = _zip(tmp_path / "over.zip", [("sub/a", data), ("sub/b", b"!")])
-    _fails(f"archive {over}: expands to more than 3 MiB", safe_extract, over, tmp_path / "y")
+    fails(f"archive {over}: expands to more than 3 MiB", safe_extract, over, tmp_path / "y")
 
 
 @pytest.mark.filterwarnings("ignore:Duplicate name")
@@ -166,9 +159,9 @@ def test_folder_entries_are_created_with_their_parents_in_any_order(tmp_path):
 def test_an_unreadable_zip_and_a_wrong_layout_are_one_line(tmp_path):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
-    _fails(f"archive {bad}: not a readable zip (BadZipFile)", safe_extract, bad, tmp_path / "x")
+    fails(f"archive {bad}: not a readable zip (BadZipFile)", safe_extract, bad, tmp_path / "x")
     two = _zip(tmp_path / "two.zip", [("one/a", b"1"), ("two/b", b"2")])
-    _fails(f"archive {two}: expected one top-level submission folder", safe_extract, two, tmp_path / "y")
+    fails(f"archive {two}: expected one top-level submission folder", safe_extract, two, tmp_path / "y")
 
 
 # --- the embedding cache's read path ----------------------------------------------------------------------------
@@ -194,8 +187,8 @@ def test_embeddings_of_text_are_named_non_numeric():
 
     from sentibench.embed.cache import check_embeddings
 
-    _fails("model 'm' returned non-numeric embeddings (<U1)", check_embeddings, np.array([["a", "b"]]), 1, "m")
-    _fails("model 'm' returned non-numeric embeddings (bool)", check_embeddings, np.array([[True]]), 1, "m")
+    fails("model 'm' returned non-numeric embeddings (<U1)", check_embeddings, np.array([["a", "b"]]), 1, "m")
+    fails("model 'm' returned non-numeric embeddings (bool)", check_embeddings, np.array([[True]]), 1, "m")
 
 
 def test_bad_rows_are_counted_per_text_not_per_value():
@@ -206,12 +199,12 @@ def test_bad_rows_are_counted_per_text_not_per_value():
     vectors = np.ones((4, 3), np.float32)
     vectors[0, :] = np.nan  # one text with three bad values
     vectors[2, 1] = np.inf  # and another with one
-    _fails("model 'm' returned NaN or infinite embeddings for 2 of 4 texts", check_embeddings, vectors, 4, "m")
+    fails("model 'm' returned NaN or infinite embeddings for 2 of 4 texts", check_embeddings, vectors, 4, "m")
 
 
 def test_bad_texts_are_named_with_their_type_position_and_a_short_quote():
     from sentibench.embed.cache import check_texts
 
-    _fails("model 'm' was given a int as text 1; texts are strings", check_texts, ["fine", 7], "m")
+    fails("model 'm' was given a int as text 1; texts are strings", check_texts, ["fine", 7], "m")
     lone = "x" * 45 + "\ud800"
-    _fails(f"text 0 ({'x' * 40!r}) is not valid Unicode (a lone surrogate); clean the data", check_texts, [lone], "m")
+    fails(f"text 0 ({'x' * 40!r}) is not valid Unicode (a lone surrogate); clean the data", check_texts, [lone], "m")

@@ -10,17 +10,12 @@ from pathlib import Path
 
 import pytest
 from huggingface_hub.constants import HF_HUB_CACHE
+from one_line import fails
 
-from sentibench.core.errors import BenchError, Rejected
+from sentibench.core.errors import Rejected
 from sentibench.submission.merged import _resolved, install, merged_card, store_weights, submitted_weights
 
 REVISION = "r1"
-
-
-def _fails(message: str, call, *args, **kwargs) -> None:
-    with pytest.raises(BenchError) as caught:
-        call(*args, **kwargs)
-    assert str(caught.value) == message
 
 
 @pytest.fixture
@@ -81,14 +76,14 @@ def test_a_checkpoint_under_weights_resolves_to_the_stored_weights(home):
 
 
 def test_a_relative_checkpoint_outside_weights_is_refused():
-    _fails("card: a submitted checkpoint lies under weights/, not 'other/sub'",
+    fails("card: a submitted checkpoint lies under weights/, not 'other/sub'",
            _resolved, {"name": "tiny", "revision": REVISION, "checkpoint": "other/sub"})
 
 
 def test_an_absolute_checkpoint_outside_the_caches_is_refused_naming_the_card(home, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     roots = f"{home / 'models'}, {home / 'checkpoints'}, {HF_HUB_CACHE}"
-    _fails(f"card: checkpoint '{elsewhere}' lies outside {roots}; weights must be inside the submission or a "
+    fails(f"card: checkpoint '{elsewhere}' lies outside {roots}; weights must be inside the submission or a "
            "sentibench cache", _resolved, {"name": "tiny", "revision": REVISION, "checkpoint": str(elsewhere)})
 
 
@@ -96,14 +91,14 @@ def test_stored_weights_that_ask_for_custom_code_are_refused_naming_the_model(ho
     stored = home / "models" / "submitted" / "tiny" / REVISION
     stored.mkdir(parents=True)
     (stored / "config.json").write_text(json.dumps({"auto_map": {"AutoModel": "x.Y"}}))
-    _fails(f"model 'tiny': {stored / 'config.json'} maps classes to custom code (auto_map); sentibench never runs "
+    fails(f"model 'tiny': {stored / 'config.json'} maps classes to custom code (auto_map); sentibench never runs "
            "a model's own code", _resolved, {"name": "tiny", "revision": REVISION, "checkpoint": "weights"})
 
 
 # --- merged_card ---------------------------------------------------------------------------------------------------
 
 def test_a_folder_without_a_merged_card_is_named(tmp_path):
-    _fails(f"no card.yaml beside the results in {tmp_path}", merged_card, tmp_path)
+    fails(f"no card.yaml beside the results in {tmp_path}", merged_card, tmp_path)
 
 
 def test_a_merged_card_that_fails_card_check_is_rejected_with_every_problem(home, tmp_path):

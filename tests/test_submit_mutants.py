@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from huggingface_hub.constants import HF_HUB_CACHE
+from one_line import fails
 
 import sentibench.submission.submit as submit_module
 from sentibench import __version__
@@ -39,12 +40,6 @@ from sentibench.submission.submit import (
 
 REFERENCED = "weights referenced (the card's package, registry parts or hub id; sha256 recorded in each result)"
 INCLUDED = "weights included (weights/, safetensors and configs)"
-
-
-def _fails(message: str, call, *args, **kwargs) -> None:
-    with pytest.raises(BenchError) as caught:
-        call(*args, **kwargs)
-    assert str(caught.value) == message
 
 
 def _sha(data: bytes) -> str:
@@ -203,7 +198,7 @@ def test_weights_are_included_or_referenced_from_a_cache(home):
 
 def test_a_checkpoint_outside_the_caches_needs_with_weights(home, tmp_path):
     outside = tmp_path.resolve() / "elsewhere"
-    _fails(f"model 'm': its checkpoint {outside} is outside sentibench's caches, where `bench verify` does not "
+    fails(f"model 'm': its checkpoint {outside} is outside sentibench's caches, where `bench verify` does not "
            "read weights; pass --with-weights to include them",
            weights_decision, _card(checkpoint=str(outside)), with_weights=False)
 
@@ -246,7 +241,7 @@ def test_copy_weights_copies_weights_and_configs_only(tmp_path):
 
 def test_copy_weights_refuses_custom_code_before_copying(tmp_path):
     source = _weights(tmp_path / "w", {"auto_map": {"AutoModel": "modeling.Evil"}})
-    _fails(f"model 'm': {source / 'config.json'} maps classes to custom code (auto_map); sentibench never runs a "
+    fails(f"model 'm': {source / 'config.json'} maps classes to custom code (auto_map); sentibench never runs a "
            "model's own code", _copy_weights, _card(checkpoint=str(source)), tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
@@ -275,7 +270,7 @@ def test_an_absent_target_is_not_replaced(tmp_path):
 
 def test_an_existing_submission_is_replaced_only_with_replace(tmp_path):
     target = _submission_folder(tmp_path / "m")
-    _fails(f"'{target}' already exists; pass --replace to replace it, or pass another --output",
+    fails(f"'{target}' already exists; pass --replace to replace it, or pass another --output",
            _replaceable, target, replace=False)
     assert _replaceable(target, replace=True) is True
 
@@ -294,8 +289,8 @@ def test_anything_else_in_the_way_is_never_replaced(tmp_path, make):
         target.symlink_to(_submission_folder(tmp_path / "real"), target_is_directory=True)
     else:
         target.symlink_to(tmp_path / "nowhere")
-    _fails(f"'{target}' already exists; remove it, or pass another --output", _replaceable, target, replace=False)
-    _fails(f"'{target}' exists and is not a submission (no manifest.json); --replace replaces only a submission: "
+    fails(f"'{target}' already exists; remove it, or pass another --output", _replaceable, target, replace=False)
+    fails(f"'{target}' exists and is not a submission (no manifest.json); --replace replaces only a submission: "
            "remove it or pass another --output", _replaceable, target, replace=True)
 
 
@@ -343,7 +338,7 @@ def test_read_manifest_returns_a_format_1_manifest(tmp_path):
 def test_read_manifest_refuses_a_missing_or_malformed_manifest_in_one_line(tmp_path, content, problem):
     if content is not None:
         (tmp_path / "manifest.json").write_bytes(content)
-    _fails(f"submission {tmp_path}: {problem}", read_manifest, tmp_path)
+    fails(f"submission {tmp_path}: {problem}", read_manifest, tmp_path)
 
 
 def test_manifest_problems_lists_links_missing_extra_and_edited_files(tmp_path):
@@ -444,7 +439,7 @@ def test_submit_with_weights_carries_them_and_points_the_card_at_them(runs, home
 
 def test_submit_refuses_a_model_without_a_card_file(home, tmp_path, monkeypatch):
     monkeypatch.setattr(submit_module, "get_card", lambda name: _card())
-    _fails("model 'm' has no card file; write one with `bench card new`", submit, "m", tmp_path, tmp_path / "out")
+    fails("model 'm' has no card file; write one with `bench card new`", submit, "m", tmp_path, tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
 
@@ -468,7 +463,7 @@ def test_resubmitting_needs_replace_which_swaps_folder_and_zip(runs, tmp_path):
     outbox = tmp_path / "outbox"
     submit("m", runs, outbox)
     (outbox / "m" / "stray.txt").write_text("not part of the new submission")
-    _fails(f"'{outbox / 'm'}' already exists; pass --replace to replace it, or pass another --output",
+    fails(f"'{outbox / 'm'}' already exists; pass --replace to replace it, or pass another --output",
            submit, "m", runs, outbox)
     (outbox / "m.zip").write_bytes(b"an old zip")
     assert submit("m", runs, outbox, archive=True, replace=True) == (outbox / "m", REFERENCED)
@@ -482,7 +477,7 @@ def test_an_existing_zip_is_an_error_only_when_a_zip_is_asked_for(runs, tmp_path
     outbox = tmp_path / "outbox"
     outbox.mkdir()
     (outbox / "m.zip").write_bytes(b"someone's zip")
-    _fails(f"'{outbox / 'm.zip'}' already exists; pass --replace to replace it, or pass another --output",
+    fails(f"'{outbox / 'm.zip'}' already exists; pass --replace to replace it, or pass another --output",
            submit, "m", runs, outbox, archive=True)
     assert sorted(p.name for p in outbox.iterdir()) == ["m.zip"]
     submit("m", runs, outbox)
@@ -520,7 +515,7 @@ def test_replace_replaces_a_zip_left_without_its_folder_but_never_a_folder_or_li
         other = tmp_path / name
         other.mkdir()
         make(other / "m.zip")
-        _fails(f"'{other / 'm.zip'}' exists and is not a file; --replace replaces only a submission's zip: remove it "
+        fails(f"'{other / 'm.zip'}' exists and is not a file; --replace replaces only a submission's zip: remove it "
                "or pass another --output", submit, "m", runs, other, archive=True, replace=True)
         assert [p.name for p in other.iterdir()] == ["m.zip"]
     assert not (tmp_path / "elsewhere.zip").exists()

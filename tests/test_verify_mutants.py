@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
+from one_line import fails
 from test_submission import TASK, home, resign, run_cli  # noqa: F401  (`home`: a clean commit, a one-task suite)
 
 import sentibench.submission.verify as verify_module
@@ -46,12 +47,6 @@ OTHER = "sgts-paper-fixture-reviews"
 REVISION = "sha256-seeded-normal-v1"  # the packaged random card's revision
 FRACTION_ERROR = "--fraction must be a number from 0 to 1 (1: re-run every task), got {!r}"
 MINIMUM_ERROR = "--minimum must be a whole number >= 0, got {!r}"
-
-
-def _fails(message: str, call, *args, **kwargs) -> None:
-    with pytest.raises(BenchError) as caught:
-        call(*args, **kwargs)
-    assert str(caught.value) == message
 
 
 def _rejected(problems: list[str], call, *args, **kwargs) -> None:
@@ -99,12 +94,12 @@ def test_fractions_from_0_to_1_and_whole_minimums_from_0_are_accepted(fraction, 
 
 @pytest.mark.parametrize("fraction", [-0.1, 1.5, 2.0, float("nan"), float("inf"), "0.5", None])
 def test_a_fraction_outside_0_to_1_or_not_a_number_is_one_line(fraction):
-    _fails(FRACTION_ERROR.format(fraction), check_sampling, fraction, 0)
+    fails(FRACTION_ERROR.format(fraction), check_sampling, fraction, 0)
 
 
 @pytest.mark.parametrize("minimum", [-1, 2.5, True, "3", None])
 def test_a_minimum_below_0_or_not_whole_is_one_line(minimum):
-    _fails(MINIMUM_ERROR.format(minimum), check_sampling, 1.0, minimum)
+    fails(MINIMUM_ERROR.format(minimum), check_sampling, 1.0, minimum)
 
 
 def test_the_status_says_how_many_tasks_were_rerun():
@@ -276,7 +271,7 @@ def test_check_leaderboard_accepts_none_and_a_writable_file_and_leaves_nothing(t
 
 def test_check_leaderboard_names_an_unwritable_file_and_what_to_pass(tmp_path):
     for board, why in [(tmp_path / "no" / "board.md", "No such file or directory"), (tmp_path, "is a folder")]:
-        _fails(f"cannot write the leaderboard '{board}' ({why}); pass a writable --leaderboard or '' for none",
+        fails(f"cannot write the leaderboard '{board}' ({why}); pass a writable --leaderboard or '' for none",
                check_leaderboard, board)
 
 
@@ -341,7 +336,7 @@ def test_a_failing_leaderboard_takes_the_merged_folder_and_the_folders_it_made_b
         submission, tmp_path, monkeypatch, error, shown):
     monkeypatch.setattr(verify_module, "render", _failing_render(error))
     results, board = tmp_path / "deep" / "results", tmp_path / "board.md"
-    _fails(f"could not publish the verified submission ({shown.format(board=board)}); nothing was merged",
+    fails(f"could not publish the verified submission ({shown.format(board=board)}); nothing was merged",
            publish, submission, get_card("random"), results, RECORD, board)
     assert _left(tmp_path) == ["outbox"]  # no results/, no deep/, no board, no temp
 
@@ -351,7 +346,7 @@ def test_a_merged_folder_that_cannot_be_taken_back_out_is_named_not_denied(submi
     monkeypatch.setattr(verify_module.shutil, "rmtree", lambda path, ignore_errors=False: None)  # a delete that fails
     results, board = tmp_path / "results", tmp_path / "board.md"
     target = results / "random" / get_card("random").revision
-    _fails(f"could not publish the verified submission (No space left on device: '{board}'); the merged folder "
+    fails(f"could not publish the verified submission (No space left on device: '{board}'); the merged folder "
            f"'{target}' could not be taken back out: remove it", publish, submission, get_card("random"), results,
            RECORD, board)
     assert target.is_dir()
@@ -369,7 +364,7 @@ def test_a_failure_keeps_a_results_root_that_existed_even_empty(submission, tmp_
 def test_a_leaderboard_that_is_a_folder_fails_before_any_folder_is_made(submission, tmp_path):
     board = tmp_path / "a-folder"
     board.mkdir()
-    _fails(f"could not publish the verified submission (is a folder: '{board}'); nothing was merged",
+    fails(f"could not publish the verified submission (is a folder: '{board}'); nothing was merged",
            publish, submission, get_card("random"), tmp_path / "results", RECORD, board)
     assert _left(tmp_path) == ["a-folder", "outbox"]
 
@@ -510,7 +505,7 @@ def test_a_card_that_cannot_be_installed_is_merged_with_a_warning(submission, tm
 
 
 def test_a_missing_submission_is_one_line(tmp_path):
-    _fails(f"no submission folder or zip at '{tmp_path / 'nothing'}'", verify, tmp_path / "nothing",
+    fails(f"no submission folder or zip at '{tmp_path / 'nothing'}'", verify, tmp_path / "nothing",
            tmp_path / "results", None)
 
 
@@ -530,16 +525,16 @@ def test_a_manifest_problem_is_prefixed_and_nothing_is_merged(submission, tmp_pa
 def test_an_existing_revision_is_never_overwritten(submission, tmp_path):
     target = tmp_path / "results" / "random" / REVISION
     target.mkdir(parents=True)
-    _fails(f"'{target}' already holds results of 'random' revision {REVISION}; a submission never overwrites "
+    fails(f"'{target}' already holds results of 'random' revision {REVISION}; a submission never overwrites "
            "results", verify, submission, tmp_path / "results", None)
     assert list(target.iterdir()) == []
 
 
 def test_bad_sampling_numbers_and_an_unwritable_leaderboard_fail_before_the_submission_is_read(tmp_path):
-    _fails(FRACTION_ERROR.format(2.0), verify, tmp_path / "nothing", tmp_path / "results", None, fraction=2.0)
-    _fails(MINIMUM_ERROR.format(-1), verify, tmp_path / "nothing", tmp_path / "results", None, minimum=-1)
+    fails(FRACTION_ERROR.format(2.0), verify, tmp_path / "nothing", tmp_path / "results", None, fraction=2.0)
+    fails(MINIMUM_ERROR.format(-1), verify, tmp_path / "nothing", tmp_path / "results", None, minimum=-1)
     board = tmp_path / "no" / "board.md"
-    _fails(f"cannot write the leaderboard '{board}' (No such file or directory); pass a writable --leaderboard or "
+    fails(f"cannot write the leaderboard '{board}' (No such file or directory); pass a writable --leaderboard or "
            "'' for none", verify, tmp_path / "nothing", tmp_path / "results", board)
 
 
