@@ -146,11 +146,14 @@ def _spread_labels(figure, labels: list) -> None:
 
     FigureCanvasAgg(figure).draw()
     renderer = figure.canvas.get_renderer()
-    markers = [(label.axes, label.axes.transData.transform(label.xy)) for label in labels]
+    def marker(label) -> Bbox:  # the 8 x 8 pixels around a label's point
+        x, y = label.axes.transData.transform(label.xy)
+        return Bbox.from_extents(x - 4, y - 4, x + 4, y + 4)
+
+    markers = {id(label): marker(label) for label in labels}
     placed: list = []
     for label in labels:
-        others = [Bbox.from_extents(x - 4, y - 4, x + 4, y + 4) for axes, (x, y) in markers
-                  if axes is label.axes and (x, y) != tuple(label.axes.transData.transform(label.xy))]
+        others = [markers[id(other)] for other in labels if other is not label and other.axes is label.axes]
         for place in (*LABEL_PLACES, LABEL_PLACES[0]):  # the last try: the first place, overlapping
             _put(label, place)
             box = label.get_window_extent(renderer)
