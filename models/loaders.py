@@ -17,7 +17,8 @@ from typing import Any
 from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_folder
 from sentibench.core.paths import cache_dir
-from sentibench.data.sources import RegistryPackage, hub_unavailable
+from sentibench.data.hub import hub_access, hub_unavailable
+from sentibench.data.sources import RegistryPackage
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import (
     WEIGHT_SUFFIXES,
@@ -144,10 +145,13 @@ def hub_snapshot(repo_id: str, revision: str, what: str, instead: str = "") -> P
                                       allow_patterns=HUB_PATTERNS))
     except Exception:  # not in the local hub cache: ask the endpoint
         pass
-    try:
-        return Path(snapshot_download(repo_id, revision=revision, allow_patterns=HUB_PATTERNS))
-    except Exception as error:  # the boundary to huggingface_hub: any failure is one line
-        raise hub_unavailable(what, error, instead) from None
+    with hub_access() as reachable:
+        if not reachable:  # no connection to the endpoint, and the cache lacks it: say so now, not after retries
+            raise hub_unavailable(what, None, instead, reachable=False)
+        try:
+            return Path(snapshot_download(repo_id, revision=revision, allow_patterns=HUB_PATTERNS))
+        except Exception as error:  # the boundary to huggingface_hub: any failure is one line
+            raise hub_unavailable(what, error, instead) from None
 
 
 def _hub_folder(card: ModelCard) -> Path:

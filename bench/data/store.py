@@ -21,8 +21,8 @@ from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
+from sentibench.data.hub import hub_access, hub_unavailable
 from sentibench.data.registry import get_spec
-from sentibench.data.sources import hub_unavailable
 from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 
 if TYPE_CHECKING:
@@ -136,12 +136,13 @@ def _load_from_hub(spec: DatasetSpec) -> tuple[RowsBySplit, str]:
     import datasets
 
     hub = spec.hub
-    try:  # datasets reads its own cache first (HF_DATASETS_CACHE) and honours HF_HUB_OFFLINE and HF_ENDPOINT
-        builder = datasets.load_dataset_builder(hub.repo_id, hub.config, revision=hub.revision)
-        builder.download_and_prepare()
-        loaded = builder.as_dataset()
-    except Exception as error:  # the boundary to the Hub's libraries: any failure is one line
-        raise hub_unavailable(f"dataset '{spec.name}' ({hub.repo_id})", error) from None
+    with hub_access() as reachable:  # an endpoint that cannot be reached: datasets reads its cache only
+        try:  # datasets reads its own cache (HF_DATASETS_CACHE) and honours HF_HUB_OFFLINE and HF_ENDPOINT
+            builder = datasets.load_dataset_builder(hub.repo_id, hub.config, revision=hub.revision)
+            builder.download_and_prepare()
+            loaded = builder.as_dataset()
+        except Exception as error:  # the boundary to the Hub's libraries: any failure is one line
+            raise hub_unavailable(f"dataset '{spec.name}' ({hub.repo_id})", error, reachable=reachable) from None
     if hub.revision and len(hub.revision) == 40 and builder.hash != hub.revision:
         raise BenchError(f"dataset '{spec.name}': {hub.repo_id} is pinned to commit {hub.revision} but "
                          f"{builder.hash} was served")

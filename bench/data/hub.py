@@ -1,0 +1,89 @@
+"""The boundary to the Hugging Face Hub: whether its endpoint can be reached at all, and one line when a file
+can come neither from it nor from the local cache.
+
+huggingface_hub and datasets read `HF_ENDPOINT`, `HF_HUB_OFFLINE` and `HF_HOME` themselves, and sentibench
+leaves them to it. One thing they do not do is fail fast: without a network, every request is retried five
+times with backoff (1 + 2 + 4 + 8 + 8 s), so a run waits about 25 s per Hub dataset before it learns what one
+failed connection already said. `hub_access()` asks first, once per endpoint and process: one TCP connection
+to the endpoint's host (or to the proxy the environment names for it), at most `PROBE_TIMEOUT` seconds. When
+it cannot be opened, the libraries run in their own offline mode (what `HF_HUB_OFFLINE=1` does) for the
+call: what the local cache holds is served at once, anything else fails at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import socket
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sentibench.core.errors import UnavailableError
+
+PROBE_TIMEOUT = 3.0
+"""Seconds one connection attempt to the endpoint (or its proxy) may take before it counts as unreachable."""
+
+
+def _probe_address(endpoint: str) -> tuple[str, int]:
+    """The (host, port) a request to `endpoint` connects to first: its proxy when the environment names one
+    for the endpoint's scheme and the host is not bypassed (`urllib.request.getproxies`, `no_proxy`)."""
+    url = urllib.parse.urlsplit(endpoint)
+    default = 443 if url.scheme == "https" else 80
+    proxy = urllib.request.getproxies().get(url.scheme)
+    if proxy and url.hostname and not urllib.request.proxy_bypass(url.hostname):
+        via = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        return via.hostname or "", via.port or 80
+    return url.hostname or "", url.port or default
+
+
+@functools.cache
+def endpoint_reachable(endpoint: str) -> bool:
+    """Whether one TCP connection to `endpoint` (or its proxy) opens within `PROBE_TIMEOUT` seconds."""
+    host, port = _probe_address(endpoint)
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT):
+            return True
+    except (OSError, UnicodeError):  # no route, refused, timed out, unresolvable or malformed host
+        return False
+
+
+@contextmanager
+def hub_access() -> Iterator[bool]:
+    """Hub library calls inside run as configured when the endpoint answers (yields True); in the libraries'
+    own offline mode, cache only, when it cannot be reached (yields False). `HF_HUB_OFFLINE=1` is left as is."""
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE or endpoint_reachable(constants.ENDPOINT):
+        yield True
+        return
+    import datasets.config
+
+    saved = constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = datasets.config.HF_HUB_OFFLINE = True
+    try:
+        yield False
+    finally:
+        constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE = saved
+
+
+def hub_unavailable(what: str, error: Exception | None, instead: str = "", reachable: bool = True) -> UnavailableError:
+    """One line for `what` that neither the local Hugging Face cache nor the Hub endpoint could serve, in the
+    Hub libraries' own terms: `HF_HUB_OFFLINE`, `HF_ENDPOINT` (a mirror), `HF_HOME` (the cache). `reachable`
+    is what `hub_access` found; `error` is what the library raised, if it was asked."""
+    from huggingface_hub import constants
+
+    if not reachable:
+        host, port = _probe_address(constants.ENDPOINT)
+        why = (f"{constants.ENDPOINT} cannot be reached (no connection to {host}:{port} within {PROBE_TIMEOUT:g} s) "
+               f"and it is not in the local cache ({constants.HF_HOME}); set HF_ENDPOINT to a mirror you can "
+               "reach, or fill the cache")
+    elif constants.HF_HUB_OFFLINE:
+        why = (f"HF_HUB_OFFLINE is set and it is not in the local cache ({constants.HF_HOME}); fill the cache on "
+               "a machine with access (same HF_HOME), or unset HF_HUB_OFFLINE")
+    else:
+        detail = (str(error).strip().splitlines() or [""])[0][:160]
+        why = (f"{constants.ENDPOINT} did not serve it ({type(error).__name__}: {detail}) and it is not in the "
+               f"local cache ({constants.HF_HOME}); set HF_ENDPOINT to a mirror you can reach, or fill the cache")
+    hint = f" {instead}" if instead else ""
+    return UnavailableError(f"{what} needs the Hugging Face Hub, which cannot be reached from here: {why}.{hint}")
