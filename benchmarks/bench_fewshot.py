@@ -4,8 +4,8 @@
                                        [--threads 1] [--profile] [--smoke]
 
 Both sides run the same seeds of the same task (draws as `bench run` makes them; `--limit` caps the validation
-draw and the test split as `bench run --limit` does) for each head: the task as named (`pooled-linear`) and its
-`-seqcls-` variant (`FineTuneConfig.head`, the backbone's own sequence-classification head). Old: the loop
+draw and the test split as `bench run --limit` does) for each head (`FineTuneConfig.head`): the task as named (the
+backbone's own `sequence-classification` head) and its `-pooled-` variant (`pooled-linear`). Old: the loop
 before issue 32 (a reference copy of its `fine_tune_seed`: the checkpoint loaded and the validation and test
 texts tokenised again for every seed). New: `sentibench.tasks.fewshot.fine_tune_seed` with one
 `PretrainedWeights` per task (one load, the pretrained weights restored in memory per seed, the test set
@@ -128,7 +128,7 @@ def compare(task_name: str, args: argparse.Namespace, load) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--task", default="fewshot-senticse-k1-mr", help="a pooled-linear fine-tuning task")
+    parser.add_argument("--task", default="fewshot-senticse-k1-mr", help="a fine-tuning task (default head)")
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None, help="cap on validation and test texts (bench run --limit)")
@@ -154,8 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     load()  # imports and OS caches, untimed
     report = {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "load_before": os.getloadavg(),
               "machine": machine(), "model": MODEL, "arguments": vars(args) | {"output": None}}
-    heads = [args.task, args.task.replace("fewshot-senticse-", "fewshot-senticse-seqcls-", 1)
-             .replace("fewshot-infodcl-", "fewshot-infodcl-seqcls-", 1)]
+    heads = [args.task, args.task.replace("fewshot-senticse-", "fewshot-senticse-pooled-", 1)
+             .replace("fewshot-infodcl-", "fewshot-infodcl-pooled-", 1)]
     report["tasks"] = [compare(name, args, load) for name in dict.fromkeys(heads)]
     report["load_after"] = os.getloadavg()
     for entry in report["tasks"]:

@@ -2,13 +2,16 @@
 
 Two protocols (docs/fewshot.md has the full record of choices):
 - SentiCSE (Kim et al., 2024, §4.4, Table 12): K examples per class drawn without replacement from train;
-  500 validation examples drawn from the rest of train; full fine-tuning with a linear head on the
-  pooled output, lr 1e-5, batch 16, weight decay 0.01, at most 100 epochs, validation every 20 steps,
-  early stop with patience 5 (validations), best state restored; 10 seeds; accuracy.
+  500 validation examples drawn from the rest of train; full fine-tuning with the backbone's
+  sequence-classification head on the first token, lr 1e-5, batch 16, weight decay 0.01, at most 100 epochs,
+  validation every 20 steps, early stop with patience 5 (validations), best state restored; 10 seeds; accuracy.
 - InfoDCL (Zhang et al., 2023, §4 "Few-Shot Learning", C.2, D.3): N examples from train (drawn independently
   per seed; we stratify by label to keep train's class proportions), the dataset's own dev split for
   early stopping, lr 1e-5, batch 32, 20 epochs, patience 5 (epochs), weight decay 0 (not stated: the
   Trainer default); 5 seeds; macro-F1.
+Both fine-tune the backbone's own sequence-classification head on the unnormalised first-token state, as both
+papers' code does (task version 2); the head of version 1, a linear layer on the encoder's pooled (normalised)
+vector, stays reachable as the `fewshot-<protocol>-pooled-...` tasks (`with_pooled_linear_head`).
 Each fine-tuning task has a frozen twin (`fewshot-frozen-...`): scikit-learn logistic regression on the
 frozen (cached) embeddings with exactly the same draws and seeds, its C chosen on the same validation
 examples. Encoders without trainable torch weights only run the frozen twins.
@@ -84,29 +87,34 @@ class FewShotProtocol:
     validation_size: int | None     # drawn from the rest of train; None: the dataset's validation split
     config: FineTuneConfig
     reference: str
+    version: int = 1                # the fine-tuned tasks' protocol version (the frozen twins': FROZEN_VERSION)
     draws_of: str | None = None     # a head variant: the protocol whose draws and frozen twin it shares
 
 
 SENTICSE = FewShotProtocol(
     name="senticse", per_class=True, sizes=(1, 5), seeds=10, validation_size=500,
     config=FineTuneConfig(learning_rate=1e-5, batch_size=16, weight_decay=0.01, max_epochs=100, patience=5,
-                          eval_steps=20, metric="accuracy"),
-    reference="SentiCSE (Kim et al., 2024), §4.4 and Table 12")
+                          eval_steps=20, metric="accuracy", head="sequence-classification"),
+    reference="SentiCSE (Kim et al., 2024), §4.4 and Table 12", version=2)
 INFODCL = FewShotProtocol(
     name="infodcl", per_class=False, sizes=(20, 100, 500, 1000), seeds=5, validation_size=None,
     config=FineTuneConfig(learning_rate=1e-5, batch_size=32, weight_decay=0.0, max_epochs=20, patience=5,
-                          eval_steps=None, metric="f1"),
-    reference="InfoDCL (Zhang et al., 2023), §4 (Few-Shot Learning), C.2 and D.3")
+                          eval_steps=None, metric="f1", head="sequence-classification"),
+    reference="InfoDCL (Zhang et al., 2023), §4 (Few-Shot Learning), C.2 and D.3", version=2)
+FROZEN_VERSION = 3  # v3: C_GRID widened past an improving edge (v2 stopped at 2^-10 .. 2^4); no head to change
+POOLED_LINEAR_VERSION = 1  # the fine-tuned tasks' protocol before the sequence-classification head (version 2)
 
 
-def with_sequence_classification_head(protocol: FewShotProtocol) -> FewShotProtocol:
-    """`protocol` fine-tuned with the backbone's sequence-classification head (`FineTuneConfig.head`), as both
-    papers' code does; same draws, seeds and hyper-parameters, task names `fewshot-<protocol>-seqcls-...`."""
-    return dataclasses.replace(protocol, name=f"{protocol.name}-seqcls", draws_of=protocol.name,
-                               config=dataclasses.replace(protocol.config, head="sequence-classification"))
+def with_pooled_linear_head(protocol: FewShotProtocol) -> FewShotProtocol:
+    """`protocol` fine-tuned with the head of its version 1 (`pooled-linear`: a linear layer on the encoder's
+    pooled, possibly L2-normalised vector); same draws, seeds and hyper-parameters, task names
+    `fewshot-<protocol>-pooled-...`, task version 1 (the protocol every result made before version 2 used)."""
+    return dataclasses.replace(protocol, name=f"{protocol.name}-pooled", draws_of=protocol.name,
+                               version=POOLED_LINEAR_VERSION,
+                               config=dataclasses.replace(protocol.config, head="pooled-linear"))
 
 
-SEQUENCE_CLASSIFICATION_PROTOCOLS = tuple(with_sequence_classification_head(p) for p in (SENTICSE, INFODCL))
+POOLED_LINEAR_PROTOCOLS = tuple(with_pooled_linear_head(p) for p in (SENTICSE, INFODCL))
 
 
 def sample_per_class(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -214,9 +222,9 @@ class FewShotTask(Task):
         letter = "k" if protocol.per_class else "n"
         shots = f"K={size} per class" if protocol.per_class else f"N={size}"
         how = ("logistic regression on frozen embeddings (C from the validation draw)" if frozen
-               else "full fine-tuning with a linear head on the pooled output"
-               if protocol.config.head == "pooled-linear"
-               else "full fine-tuning with the backbone's sequence-classification head on the first token")
+               else "full fine-tuning with the backbone's sequence-classification head on the first token"
+               if protocol.config.head == "sequence-classification"
+               else "full fine-tuning with a linear head on the pooled output")
         self.metadata = TaskMetadata(
             name=f"fewshot-{'frozen-' if frozen else ''}{protocol.name}-{letter}{size}-{dataset}",
             type="FewShot", dataset=dataset, eval_splits=("test",),
@@ -225,7 +233,7 @@ class FewShotTask(Task):
                         f"mean over seeds.{' ' + note if note else ''}",
             reference=protocol.reference, groups=groups, fine_tunes=not frozen,
             tolerance=0.005 if frozen else FINE_TUNED_TOLERANCE,
-            version=3 if frozen else 1,  # frozen v3: C_GRID widened past an improving edge; fine-tuning unchanged
+            version=FROZEN_VERSION if frozen else protocol.version,
             required=required)
 
     @property
@@ -370,7 +378,7 @@ class FewShotTask(Task):
 # (fine-tuning on 256-token reviews is hours here). Every dataset the family accepts gets every setting by
 # name; `fewshot-full` holds all the fine-tuning tasks (for a GPU), `fewshot-frozen` all the frozen twins.
 CPU_DEFAULT_DATASETS = ("mr", "vader-amazon", "vader-tweets")
-SEQUENCE_CLASSIFICATION_GROUP = "fewshot-seqcls"  # the head variants (docs/fewshot.md): not in `fewshot-full`
+POOLED_LINEAR_GROUP = "fewshot-pooled"  # the version-1 head (docs/fewshot.md): not in `fewshot-full`
 
 
 def _in_default_group(protocol: FewShotProtocol, size: int, spec: DatasetSpec, frozen: bool) -> bool:
@@ -399,12 +407,12 @@ def fewshot_family(spec: DatasetSpec) -> list[FewShotTask] | None:
                 tasks.append(FewShotTask(protocol, size, spec.name, frozen=frozen, test_cap=cap, note=note,
                                          groups=("fewshot", own) if default else (own,),
                                          required=frozen and default and spec.offline))
-    for protocol in SEQUENCE_CLASSIFICATION_PROTOCOLS:
+    for protocol in POOLED_LINEAR_PROTOCOLS:
         for size in protocol.sizes:
             note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + (
-                f"In the group '{SEQUENCE_CLASSIFICATION_GROUP}' only; frozen twin: the {protocol.draws_of} one.")
+                f"In the group '{POOLED_LINEAR_GROUP}' only; frozen twin: the {protocol.draws_of} one.")
             tasks.append(FewShotTask(protocol, size, spec.name, test_cap=cap, note=note,
-                                     groups=(SEQUENCE_CLASSIFICATION_GROUP,)))
+                                     groups=(POOLED_LINEAR_GROUP,)))
     return tasks
 
 

@@ -1,6 +1,7 @@
 """The k-shot task: sampling (stratified, without replacement), a tiny random BERT learning a separable
 toy set end to end, determinism per seed, early stopping against a slow reference, the frozen twin on a
-deterministic encoder (exact numbers), the no-weights message, the registered groups, and the plot."""
+deterministic encoder (exact numbers), the no-weights message, the registered groups and versions (the
+sequence-classification head by default, the pooled-linear head as `-pooled-` variants), and the plot."""
 
 from __future__ import annotations
 
@@ -160,6 +161,7 @@ def test_fine_tune_restores_best_state_and_stops_as_the_reference(toy_dataset):
 
 
 def test_tiny_bert_learns_the_separable_toy_set(toy_dataset):
+    assert TOY_CONFIG.head == "sequence-classification"  # FineTuneConfig's default head
     task = FewShotTask(TOY_PROTOCOL, 4, toy_dataset)
     evaluation = task.run(None, _context())
     details = evaluation.details
@@ -168,6 +170,7 @@ def test_tiny_bert_learns_the_separable_toy_set(toy_dataset):
     assert evaluation.scores["test"]["accuracy"] >= 0.9 and evaluation.scores["test"]["main_score"] >= 0.9
     assert details["chance_accuracy"] == 0.5 and details["test_size"] == 16 and details["test_subset"] is None
     assert details["fine_tune"]["learning_rate"] == 3e-3 and details["k_per_class"] == 4
+    assert details["fine_tune"]["head"] == "sequence-classification"
 
 
 def test_n_protocol_validates_each_epoch_on_the_validation_split(toy_dataset):
@@ -232,14 +235,25 @@ def test_registered_names_and_groups():
         assert tasks[name].frozen_name in by_group["fewshot-frozen"]
     assert SENTICSE.config.eval_steps == 20 and SENTICSE.seeds == 10 and INFODCL.seeds == 5
     assert tasks["fewshot-infodcl-n20-mr"].metadata.main_score == "f1"
+    fine_tuned = sorted(name for name in group if tasks[name].metadata.fine_tunes)
+    senticse = [f"fewshot-senticse-k{k}-{d}" for k in (1, 5) for d in ("mr", "vader-amazon", "vader-tweets")]
+    assert fine_tuned == sorted([*senticse, "fewshot-infodcl-n20-vader-tweets"])
+    assert {(tasks[n].protocol.config.head, tasks[n].metadata.version) for n in fine_tuned} == {
+        ("sequence-classification", 2)}
+    assert not any("pooled" in name for name in group | set(by_group["fewshot-full"]))
 
 
 # --- plot --------------------------------------------------------------------------------------------------
 
-def _write(root: Path, model: str, task: str, value: float) -> None:
+def _write(root: Path, model: str, task: str, value: float, version: int | None = None) -> None:
+    """A minimal result file, made under the task's current version unless `version` says otherwise."""
+    from sentibench.tasks.registry import all_tasks
+
     path = root / model / "rev" / f"{task}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"task_name": task, "scores": {"test": [{"main_score": value}]}}))
+    made_by = version or all_tasks()[task].metadata.version
+    path.write_text(json.dumps({"task_name": task, "scores": {"test": [{"main_score": value}]},
+                                "sentibench": {"task": {"version": made_by}}}))
 
 
 def _pearson(x: list[float], y: list[float]) -> float:
@@ -261,6 +275,8 @@ def test_plot_correlates_model_means(tmp_path):
             _write(tmp_path, model, f"fewshot-frozen-senticse-k1-{dataset}", 0.5)  # not the fine-tuned score
     _write(tmp_path, "a", "sgts-imdb", 0.9)  # not shared by every model: left out of the means
     _write(tmp_path, "e", "sgts-mr", 0.3)     # no k-shot result: left out
+    _write(tmp_path, "a", "fewshot-senticse-pooled-k1-mr", 0.0)  # the version-1 head's variant: not plotted
+    _write(tmp_path, "a", "fewshot-senticse-k5-mr", 0.0, version=1)  # an older version: not current, left out
     s = summarize(tmp_path)
     assert s.labels == ["a@rev", "b@rev", "c@rev", "d@rev"] and s.left_out == ["e@rev"]
     assert s.sgts_tasks == ["sgts-mr", "sgts-vader-tweets"]
@@ -330,24 +346,73 @@ def test_sequence_classification_head_of_roberta_is_fresh_dense_tanh_between_dro
     assert not torch.allclose(head(first), head(first))  # dropout acts in training mode
 
 
-def test_head_variant_tasks_share_the_draws_and_frozen_twin_and_keep_the_old_tasks():
-    from sentibench.tasks.fewshot import SENTICSE, with_sequence_classification_head
+def test_registered_tasks_fine_tune_the_sequence_classification_head_at_version_2():
+    from sentibench.tasks.registry import all_tasks
 
-    assert SENTICSE.config.head == "pooled-linear"  # the committed fine-tuned results' head
-    variant = with_sequence_classification_head(SENTICSE)
-    assert variant.config == dataclasses.replace(SENTICSE.config, head="sequence-classification")
-    task = FewShotTask(variant, 1, "mr")
-    assert task.name == "fewshot-senticse-seqcls-k1-mr" and task.frozen_name == "fewshot-frozen-senticse-k1-mr"
-    assert FewShotTask(SENTICSE, 1, "mr").metadata.version == 1
+    tasks = all_tasks()
+    for name in ("fewshot-senticse-k1-mr", "fewshot-senticse-k5-vader-tweets", "fewshot-infodcl-n20-vader-tweets",
+                 "fewshot-infodcl-n1000-imdb", "fewshot-senticse-k1-imdb"):
+        task = tasks[name]
+        assert (task.protocol.config.head, task.metadata.version) == ("sequence-classification", 2), name
+        assert "sequence-classification head" in task.metadata.description
+    for name in ("fewshot-frozen-senticse-k1-mr", "fewshot-frozen-infodcl-n20-vader-tweets"):
+        assert tasks[name].metadata.version == 3  # the frozen twins fit no head: unchanged
+    assert not [name for name in tasks if "seqcls" in name]
+
+
+def test_pooled_variants_keep_the_version_1_head_with_the_same_draws_and_frozen_twin():
+    from sentibench.tasks.fewshot import POOLED_LINEAR_PROTOCOLS
+    from sentibench.tasks.registry import all_tasks, groups
+
+    tasks, pooled = all_tasks(), set(groups()["fewshot-pooled"])
+    assert pooled == {name for name in tasks if "-pooled-" in name}
+    assert {"fewshot-senticse-pooled-k1-mr", "fewshot-senticse-pooled-k5-imdb",
+            "fewshot-infodcl-pooled-n20-vader-tweets", "fewshot-infodcl-pooled-n1000-mr"} <= pooled
+    for name in pooled:
+        task = tasks[name]
+        assert (task.protocol.config.head, task.metadata.version, task.metadata.groups) == (
+            "pooled-linear", 1, ("fewshot-pooled",)), name
+        assert task.frozen_name == name.replace("fewshot-", "fewshot-frozen-", 1).replace("-pooled-", "-", 1)
+        assert task.frozen_name in tasks and "linear head on the pooled output" in task.metadata.description
+    assert [p.config for p in POOLED_LINEAR_PROTOCOLS] == [
+        dataclasses.replace(p.config, head="pooled-linear") for p in (SENTICSE, INFODCL)]
     with pytest.raises(BenchError, match="unknown fine-tuning head 'mlp'"):
         dataclasses.replace(TOY_CONFIG, head="mlp")
 
 
-def test_tiny_bert_learns_the_toy_set_with_the_sequence_classification_head(toy_dataset):
-    protocol = dataclasses.replace(TOY_PROTOCOL, config=dataclasses.replace(TOY_CONFIG, head="sequence-classification"))
-    evaluation = FewShotTask(protocol, 4, toy_dataset).run(None, _context())
+def test_tiny_bert_learns_the_toy_set_with_the_pooled_linear_head_on_the_same_draws(toy_dataset):
+    from sentibench.tasks.fewshot import with_pooled_linear_head
+
+    default, pooled = FewShotTask(TOY_PROTOCOL, 4, toy_dataset), FewShotTask(with_pooled_linear_head(TOY_PROTOCOL), 4,
+                                                                             toy_dataset)
+    assert pooled.name == "fewshot-toy-pooled-k4-fewshot-toy" and pooled.frozen_name == default.frozen_name
+    context = EvalContext()
+    assert all(np.array_equal(a.train, b.train) and np.array_equal(a.validation, b.validation) for a, b in
+               zip(default.draws(default.data(None), context), pooled.draws(pooled.data(None), context)))
+    evaluation = pooled.run(None, _context())
     assert evaluation.scores["test"]["accuracy"] >= 0.9
-    assert evaluation.details["fine_tune"]["head"] == "sequence-classification"
+    assert evaluation.details["fine_tune"]["head"] == "pooled-linear"
+
+
+def test_a_fine_tuned_result_of_the_older_version_is_stale_everywhere(tmp_path):
+    """Made by version 1 (the pooled-linear head): the leaderboard leaves it out, `bench run` (only-missing)
+    re-runs it, and the catalogue check of `bench reproduce` / `bench submit` names the version."""
+    from sentibench.report.leaderboard import current
+    from sentibench.results.task_result import read_result, result_path, task_result, write_result
+    from sentibench.run.runner import _is_done
+    from sentibench.submission.reproduce import check_against_catalog
+    from sentibench.tasks.registry import all_tasks
+
+    task = all_tasks()["fewshot-senticse-k1-mr"]
+    paths = {}
+    for version in (1, 2):
+        paths[version] = result_path(tmp_path, f"made-by-v{version}", "r", task.name)
+        write_result(paths[version], task_result(task.name, "hash", {"test": {"main_score": 0.5}}, 1.0,
+                                                 {"task": {"version": version}, "main_split": "test", "limit": None}))
+    old, new = read_result(paths[1]), read_result(paths[2])
+    assert current([old, new]) == ([new], [old])
+    assert _is_done(paths[2], task, None, "only-missing") and not _is_done(paths[1], task, None, "only-missing")
+    assert any("made by task version 1, the harness has version 2" in p for p in check_against_catalog(old))
 
 
 @pytest.mark.parametrize("head", ["pooled-linear", "sequence-classification"])

@@ -8,9 +8,13 @@ from approx import flat
 
 
 def _write(root: Path, model: str, task: str, value: float) -> None:
+    """A minimal result file made under the task's current version (the plots leave older versions out)."""
+    from sentibench.tasks.registry import all_tasks
+
     path = root / model / "rev" / f"{task}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"task_name": task, "scores": {"test": [{"main_score": value}]}}))
+    path.write_text(json.dumps({"task_name": task, "scores": {"test": [{"main_score": value}]},
+                                "sentibench": {"task": {"version": all_tasks()[task].metadata.version}}}))
 
 
 def _inside_canvas(figure) -> None:

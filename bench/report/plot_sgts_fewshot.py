@@ -4,10 +4,11 @@ Figure 5 / Figure 7), with Pearson's r and Spearman's rho across models in the t
 One point per (model, revision) result folder and variant. SgTS: the mean main score (Spearman) of its
 `sgts-*` results; k-shot: the mean main score (accuracy) of its SentiCSE-protocol results, frozen
 (`fewshot-frozen-senticse-*`: logistic regression on frozen embeddings, which every model with the frozen
-twins has) and fine-tuned (`fewshot-senticse-*`). The default figure shows both variants (shape: variant;
-colour: model, each with a legend); `frozen=True` draws the frozen twins alone. So that the means compare
-like with like, only tasks that every plotted model has are averaged (a model without any such result is
-left out and named in the figure's footnote).
+twins has) and fine-tuned (`fewshot-senticse-k*`, the default head; the `-pooled-` head variants are not
+plotted). Only results made under their task's current version count (`leaderboard.current`). The default
+figure shows both variants (shape: variant; colour: model, each with a legend); `frozen=True` draws the frozen
+twins alone. So that the means compare like with like, only tasks that every plotted model has are averaged
+(a model without any such result is left out and named in the figure's footnote).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from sentibench.core.errors import BenchError
+from sentibench.report.leaderboard import current
 from sentibench.results.task_result import iter_results
 
 matplotlib.use("Agg")
@@ -30,9 +32,10 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interacti
 
 def collect(results_dir: Path, frozen: bool = False) -> dict[str, tuple[dict[str, float], dict[str, float]]]:
     """{model label: ({sgts task: score}, {k-shot task: score})} from the result files under `results_dir`."""
-    prefix = "fewshot-frozen-senticse-" if frozen else "fewshot-senticse-"
+    prefix = "fewshot-frozen-senticse-k" if frozen else "fewshot-senticse-k"
     found: dict[str, tuple[dict[str, float], dict[str, float]]] = defaultdict(lambda: ({}, {}))
-    for result in iter_results(results_dir):
+    results, _older_versions = current(list(iter_results(results_dir)))
+    for result in results:
         name, value = result.task_name, result.main_score()
         if value is None:
             continue
@@ -74,7 +77,8 @@ def summarize(results_dir: Path, frozen: bool = False, sgts_tasks: list[str] | N
     usable = {m: v for m, v in found.items() if v[0] and v[1] and set(sgts_tasks or ()) <= set(v[0])}
     if not usable:
         raise BenchError(f"no model under {results_dir} has both sgts-* and "
-                         f"{'fewshot-frozen-senticse' if frozen else 'fewshot-senticse'}-* results; "
+                         f"{'fewshot-frozen-senticse' if frozen else 'fewshot-senticse'}-k* results made under "
+                         "the tasks' current versions; "
                          "run `bench run -m MODEL -t sgts,fewshot` first")
     sgts_tasks = sgts_tasks or sorted(_common([v[0] for v in usable.values()]))
     shot_tasks = sorted(_common([v[1] for v in usable.values()]))

@@ -9,10 +9,11 @@ patience and best-state restore. What is particular here: a fresh shuffle of the
 (one seeded generator for the whole run), the last partial batch kept, and the validation metric
 (accuracy or macro-F1).
 
-Heads: `pooled-linear` (`PooledClassifier`, what the committed few-shot results used) is a fresh linear layer
-on the encoder's own pooled, possibly L2-normalised vector; `sequence-classification`
-(`SequenceClassificationHead`) is the head transformers' `AutoModelForSequenceClassification` puts on the
-backbone, on the unnormalised first-token state, as both papers' code fine-tunes.
+Heads: `sequence-classification` (`SequenceClassificationHead`, the default, the few-shot tasks' head since their
+version 2) is the head transformers' `AutoModelForSequenceClassification` puts on the backbone, on the
+unnormalised first-token state, as both papers' code fine-tunes; `pooled-linear` (`PooledClassifier`, the head of
+version 1, kept as the `fewshot-<protocol>-pooled-...` tasks) is a fresh linear layer on the encoder's own
+pooled, possibly L2-normalised vector.
 
 Cost: each fixed set is tokenised once per run (training rows unpadded, padded per batch; validation
 and test rows in length-sorted, pre-padded batches), evaluation runs under `torch.inference_mode()`.
@@ -101,9 +102,9 @@ class FirstTokenClassifier(torch.nn.Module):
 
 def build_classifier(encoder: TransformerEncoder, num_labels: int, head: str) -> torch.nn.Module:
     """The encoder plus a fresh head of kind `head` (`finetune_config.HEADS`)."""
-    if head == "sequence-classification":
-        return FirstTokenClassifier(encoder, num_labels)
-    return PooledClassifier(encoder, num_labels)
+    if head == "pooled-linear":
+        return PooledClassifier(encoder, num_labels)
+    return FirstTokenClassifier(encoder, num_labels)
 
 
 class EvalSet:

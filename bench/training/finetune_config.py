@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from sentibench.core.errors import BenchError
 
 METRICS = ("accuracy", "f1")  # f1: macro-F1 (MTEB's name, as the probe task)
-HEADS = ("pooled-linear", "sequence-classification")
-"""`pooled-linear`: a fresh linear layer on the encoder's own sentence vector (its pooling and, for normalising
-models, its L2 normalisation). `sequence-classification`: the backbone's own sequence-classification head
-(transformers' `AutoModelForSequenceClassification` layout: dense + tanh + dropout + projection) on the
-unnormalised first-token state, as both papers fine-tune (`sentibench.training.finetune.SequenceClassificationHead`)."""
+HEADS = ("sequence-classification", "pooled-linear")
+"""`sequence-classification` (the default): the backbone's own sequence-classification head (transformers'
+`AutoModelForSequenceClassification` layout: dense + tanh + dropout + projection) on the unnormalised first-token
+state, as both papers fine-tune (`sentibench.training.finetune.SequenceClassificationHead`). `pooled-linear`: a
+fresh linear layer on the encoder's own sentence vector (its pooling and, for normalising models, its L2
+normalisation): the few-shot tasks' head before their version 2, kept as the `fewshot-<protocol>-pooled-...` tasks."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class FineTuneConfig:
     metric: str                   # validation metric for early stopping: "accuracy" or "f1" (macro)
     max_grad_norm: float = 1.0
     eval_batch_size: int = 64
-    head: str = "pooled-linear"   # one of HEADS
+    head: str = "sequence-classification"   # one of HEADS
 
     def __post_init__(self) -> None:
         if self.metric not in METRICS:
