@@ -92,13 +92,17 @@ def test_paper_preset_is_table_11_with_the_authors_weighting_and_masking():
         "add-to-logits", 0.0, 0.5, "polar-flip", "mean-kept", "all", "n-plus")
 
 
-def test_cpu_preset_keeps_the_choices_its_committed_cards_were_trained_with():
+def test_cpu_preset_takes_the_authors_choices_and_departs_from_paper_only_for_the_cpu():
     cpu = dataclasses.asdict(PRESETS["cpu"])
     assert cpu == {"max_length": 48, "batch_size": 8, "lr": 1e-4, "steps": 150, "pooling": None, "temperature": 0.05,
-                   "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25, "word_reduction": "mean",
-                   "sentence_terms": ("pos", "neg"), "log_every": 25, "negative_weighting": "multiply",
-                   "positive_log_weight": 0.0, "in_batch_log_weight": 0.0, "word_delta": "any-change",
-                   "masked_sentences": "anchors", "negative_anchor": "n"}
+                   "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25,
+                   "word_reduction": "mean-kept", "sentence_terms": ("pos", "neg"), "log_every": 25,
+                   "negative_weighting": "add-to-logits", "positive_log_weight": 0.0, "in_batch_log_weight": 0.5,
+                   "word_delta": "polar-flip", "masked_sentences": "all", "negative_anchor": "n-plus"}
+    paper = dataclasses.asdict(PRESETS["paper"])
+    assert {k for k in cpu if cpu[k] != paper[k]} == {"max_length", "batch_size", "lr", "steps", "pooling",
+                                                     "eval_every"}
+    assert resolve_config("cpu", {}) == PRESETS["cpu"]
 
 
 def test_new_options_are_typed_and_checked():
