@@ -21,13 +21,16 @@ from transformers import (
 
 from sentibench.core.errors import BenchError
 from sentibench.embed.encoders import TransformerEncoder
+from sentibench.models.cards import read_card
 from sentibench.models.senticse import train as senticse_train
 from sentibench.models.senticse.lexicon import parse_sentiwordnet
+from sentibench.models.senticse.losses import QuadrupleContrastiveLoss
 from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
 from sentibench.models.trained import CardBase
 from sentibench.training.methods import TrainRequest, get_method
 
 FIXTURES = Path(__file__).parent / "fixtures"
+CARDS = Path(__file__).parent.parent / "models" / "cards"
 ROWS = [(line.split("\t")[1], int(line.split("\t")[0]))
         for line in (FIXTURES / "senticse_reviews.tsv").read_text().splitlines()]
 TEXTS = [text for text, _ in ROWS]
@@ -265,3 +268,27 @@ def _first_best(history: list[dict]) -> int:
         if entry["validation"] > best["validation"]:
             best = entry
     return best["step"]
+
+
+@pytest.mark.parametrize(("card_name", "alpha"), [("senticse-minilm-alpha0", 0.0), ("senticse-minilm-alpha2", 2.0),
+                                                 ("senticse-minilm", 1.0)])
+def test_table_14_alpha_cards_resolve_to_their_row_on_the_cpu_preset(card_name, alpha):
+    card = read_card(CARDS / f"{card_name}.yaml")
+    config = resolve_config(card.recipe["preset"], card.recipe.get("options") or {})
+    assert card.recipe["preset"] == "cpu" and config.alpha == alpha
+    assert config == dataclasses.replace(PRESETS["cpu"], alpha=alpha)
+    objective = QuadrupleContrastiveLoss(config.temperature, config.alpha, config.sentence_terms,
+                                         config.negative_weighting, config.positive_log_weight,
+                                         config.in_batch_log_weight, config.negative_anchor)
+    assert objective.get_config_dict()["weighting"] == "add-to-logits"  # alpha = 0 is valid only there
+
+
+def test_r2_cards_train_with_the_current_cpu_preset():
+    for name, terms, lambda_w in (("senticse-minilm", ("pos", "neg"), 0.15),
+                                  ("senticse-minilm-neg-only", ("neg",), 0.15),
+                                  ("senticse-minilm-pos-only", ("pos",), 0.15),
+                                  ("senticse-minilm-no-word", ("pos", "neg"), 0.0)):
+        card = read_card(CARDS / f"{name}.yaml")
+        assert card.revision.endswith("-r2")
+        config = resolve_config(card.recipe["preset"], card.recipe.get("options") or {})
+        assert config == dataclasses.replace(PRESETS["cpu"], sentence_terms=terms, lambda_w=lambda_w)
