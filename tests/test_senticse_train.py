@@ -258,6 +258,9 @@ def test_bench_train_senticse_writes_checkpoint_and_card(tiny_bert, lexicon, mon
     (report,) = (sentibench_home / "checkpoints").rglob("training_report.json")
     data = json.loads(report.read_text())
     assert data["data_hash"] and data["config"]["steps"] == 2
+    resolved = resolve_config("cpu", {"steps": "2", "eval_every": "1", "batch_size": "4", "max_length": "16"})
+    assert data["resolved_config"] == json.loads(json.dumps(dataclasses.asdict(resolved)))  # the staleness record
+    assert "card_revision" not in data  # `bench train` writes its own card, which points at this folder
     assert data["best_step"] == _first_best(data["training"]["history"])
 
 
