@@ -63,7 +63,9 @@ ABLATIONS = ("pos-only", "neg-only", "no-word")
 
 @dataclass(frozen=True)
 class Config:
-    """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`)."""
+    """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`). The field
+    defaults below are the earlier behaviour (the printed equations); both presets set the authors' choices.
+    Keep them: `models/trained.py` reads a checkpoint report that predates a field as that field's default."""
 
     max_length: int
     batch_size: int          # quadruples per step (4x sentences)
