@@ -5,11 +5,26 @@ report beside it, and the card recording recipe, data hash and training data.
 
 Safety: a card or command-line name is a file name, never a path; a user's `--output` folder is never
 deleted or overwritten (it must be new or empty); only folders this module created are removed.
+
+Stale checkpoints. A cache checkpoint folder is named by card name and recipe (`<name>-<recipe_hash>`), so
+a change to a preset's content (or a card's revision) leaves the name unchanged. The training report
+therefore records what the checkpoint was trained with (`TrainedWith`): the configuration the method
+resolves the recipe to (`resolved_config`, from the `resolve_config(preset, options)` its entry module
+defines; a method without one is not checked) and the card's revision (`card_revision`). A finished
+checkpoint whose record differs from what the recipe resolves to now is stale: it is never reused, deleted
+or overwritten; the model trains into `<name>-<recipe_hash>-<hash of the new record>` instead, with a
+one-line message. Reports written before this record existed are read as follows: the configuration is
+the method's own `config` entry (every built-in method has always written its resolved configuration
+there); a key that record lacks is a field added to the method's configuration later, and counts as the
+field's default (fields are added with the default that keeps the earlier behaviour); a revision that was
+not recorded is not compared. So an old checkpoint of an unchanged configuration stays in use.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -59,6 +74,86 @@ def _cache_folder(name: str, recipe: dict[str, Any]) -> Path:
     return cache_dir("checkpoints") / f"{name}-{recipe_hash(recipe)}"
 
 
+def _as_json(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+@dataclass(frozen=True)
+class TrainedWith:
+    """What a checkpoint is trained with beyond its recipe (see the module docstring): the resolved
+    configuration (None: the method resolves none), its fields' defaults and the card's revision."""
+
+    config: dict[str, Any] | None
+    defaults: dict[str, Any]
+    revision: str | None
+
+    def record(self) -> dict[str, Any]:
+        """The entries the training report keeps."""
+        return {k: v for k, v in (("resolved_config", self.config), ("card_revision", self.revision))
+                if v is not None}
+
+    def key(self) -> str:
+        return recipe_hash({"config": self.config, "revision": self.revision})
+
+    def differences(self, folder: Path) -> list[str]:
+        """How the training report of the finished checkpoint in `folder` differs from this, one entry each."""
+        try:
+            report = json.loads((folder / DONE_FILE).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            report = None
+        if not isinstance(report, dict):
+            return ["an unreadable training report"]
+        found = []
+        recorded_revision = report.get("card_revision")
+        if recorded_revision is not None and self.revision is not None and recorded_revision != self.revision:
+            found.append(f"revision {json.dumps(recorded_revision)} (now {json.dumps(self.revision)})")
+        recorded = report.get("resolved_config", report.get("config"))
+        if self.config is None or not isinstance(recorded, dict):
+            return found
+        missing = object()
+        for key in sorted(set(self.config) | set(recorded)):
+            before = recorded.get(key, self.defaults.get(key, missing))
+            now = self.config.get(key, missing)
+            if before != now:
+                found.append(f"{json.dumps(key)}={'(none)' if before is missing else json.dumps(before)} "
+                             f"(now {'(none)' if now is missing else json.dumps(now)})")
+        return found
+
+
+def trained_with(recipe: dict[str, Any], revision: str | None = None) -> TrainedWith:
+    """What `recipe` trains with today: its method's `resolve_config(preset, options)` (when the method's
+    entry module defines one) as JSON, with the configuration's field defaults, and the card's revision."""
+    method = get_method(recipe["method"])
+    check_preset(method, recipe["preset"])
+    module = importlib.import_module(method.entry_point.partition(":")[0])
+    resolve = getattr(module, "resolve_config", None)
+    if resolve is None:
+        return TrainedWith(None, {}, revision)
+    config = resolve(recipe["preset"], dict(recipe.get("options") or {}))
+    defaults = {field.name: field.default if field.default is not dataclasses.MISSING else field.default_factory()
+                for field in dataclasses.fields(config)
+                if field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING}
+    return TrainedWith(_as_json(dataclasses.asdict(config)), _as_json(defaults), revision)
+
+
+def _checkpoint_folder(name: str, recipe: dict[str, Any], wanted: TrainedWith) -> tuple[Path, str | None]:
+    """The cache folder for `name` and `recipe`: `<name>-<recipe_hash>` unless that holds a finished checkpoint
+    trained with something else (stale: kept as it is), then `<name>-<recipe_hash>-<key of what it trains
+    with>`; and, in that case, one line saying why."""
+    folder = _cache_folder(name, recipe)
+    if not (folder / DONE_FILE).exists():
+        return folder, None
+    differences = wanted.differences(folder)
+    if not differences:
+        return folder, None
+    current = folder.with_name(f"{folder.name}-{wanted.key()}")
+    if (current / DONE_FILE).exists() and wanted.differences(current):
+        raise BenchError(f"checkpoint {current} was not trained with what its name says; move it away and "
+                         "run again to retrain it")
+    return current, (f"model '{name}': the checkpoint in {folder} was trained with {'; '.join(differences[:4])}"
+                     f"{' ...' if len(differences) > 4 else ''}: not reused; training into {current}")
+
+
 def _check_output(out_dir: Path) -> None:
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise BenchError(f"--output {out_dir} already exists and is not an empty folder; sentibench never "
@@ -74,9 +169,10 @@ def _full_recipe(method: str, base: str, data: str, preset: str, seed: int, opti
 
 def train(method: str, base: str, data: str, preset: str, seed: int = 0, options: dict[str, Any] | None = None,
           out_dir: Path | None = None, name: str | None = None, device: str | None = None,
-          write_card: bool = True, smoke_steps: int | None = None) -> ModelCard | None:
+          write_card: bool = True, smoke_steps: int | None = None, revision: str | None = None) -> ModelCard | None:
     """Train; write the checkpoint, its training report and (unless `write_card` is False) a card.
-    `smoke_steps` caps every training loop of the method (a smoke test of the pipeline, not a model)."""
+    `smoke_steps` caps every training loop of the method (a smoke test of the pipeline, not a model);
+    `revision` is the card revision the checkpoint is trained for (recorded in the report)."""
     from sentibench.data import get_dataset
     from sentibench.training.loop import step_budget  # torch: imported when something trains
 
@@ -86,8 +182,12 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     recipe = _full_recipe(method, base, data, preset, seed, options, smoke_steps)
     name = check_name(name or f"{method}-{base_card.name}-{data}-{preset}-s{seed}"
                       + (f"-{recipe_hash(recipe)[:6]}" if options else ""))
+    wanted = trained_with(recipe, revision)  # bad options fail here, before any data work
     user_folder = out_dir is not None
-    out_dir = Path(out_dir) if user_folder else _cache_folder(name, recipe)
+    if not user_folder:
+        out_dir, stale = _checkpoint_folder(name, recipe, wanted)
+        if stale:
+            print(stale, file=sys.stderr)
     if user_folder:
         _check_output(out_dir)
     data_hash = get_dataset(data).content_hash
@@ -103,7 +203,7 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
                                                options=dict(options or {})))
         if checkpoint_kind(tmp) is None:
             raise BenchError(f"method '{method}' finished without writing a checkpoint")
-        report = {**report, "recipe": recipe, "data_hash": data_hash,
+        report = {**report, "recipe": recipe, **wanted.record(), "data_hash": data_hash,
                   "train_seconds": round(time.time() - started, 1)}
         atomic_write_json(tmp / DONE_FILE, report)
     if not write_card:
@@ -141,16 +241,17 @@ def ensure_trained(card: ModelCard) -> Path:
         return Path(card.checkpoint)  # trained here, or a user's own checkpoint folder
     recipe = card.recipe
     smoke_steps = recipe.get("smoke_steps")
-    folder = _cache_folder(check_name(card.name), _full_recipe(
-        recipe["method"], recipe["base"], recipe["data"], recipe["preset"], recipe.get("seed", 0),
-        recipe.get("options"), smoke_steps))
+    full = _full_recipe(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], recipe.get("seed", 0),
+                        recipe.get("options"), smoke_steps)
+    folder, _ = _checkpoint_folder(check_name(card.name), full, trained_with(full, card.revision))
     if not (folder / DONE_FILE).exists():
         _require_base(card)
         budget = f", smoke training: at most {smoke_steps} step(s) per loop" if smoke_steps else ""
         print(f"model '{card.name}' has no checkpoint yet: training it now ({recipe['method']}, "
               f"{recipe['preset']} preset{budget}).", file=sys.stderr)
         train(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], int(recipe.get("seed", 0)),
-              options=recipe.get("options"), name=card.name, write_card=False, smoke_steps=smoke_steps)
+              options=recipe.get("options"), name=card.name, write_card=False, smoke_steps=smoke_steps,
+              revision=card.revision)
     return folder
 
 

@@ -180,3 +180,26 @@ def test_alpha_zero_with_zero_log_weights_is_plain_infonce_on_a_hand_derived_bat
     assert heavy == pytest.approx(2 * math.log(2), rel=1e-6)
     with pytest.raises(ValueError, match="alpha must be positive"):
         QuadrupleContrastiveLoss(1.0, alpha=0.0)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 2.0])
+def test_table_14_alpha_with_the_cpu_presets_weights_matches_the_reference(alpha):
+    # the alpha cards' loss: add-to-logits, positive 0, own hard negative alpha, other in-batch 0.5, anchor n+
+    generator = torch.Generator().manual_seed(3)
+    p, pp, n, nn_ = (torch.randn(3, 4, generator=generator) for _ in range(4))
+    loss = QuadrupleContrastiveLoss(0.05, alpha=alpha, weighting="add-to-logits", in_batch_log_weight=0.5,
+                                    negative_anchor="n-plus")
+    expected = reference_logit_weighted_loss(p, pp, n, nn_, 0.05, 0.0, alpha, 0.5, negative_anchor="n-plus")
+    assert loss(p, pp, n, nn_).item() == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 2.0])
+def test_alpha_is_the_own_hard_negatives_log_weight_on_a_hand_derived_batch(alpha):
+    # two identical quadruples, tau = 1: s(p_i, p_i+) = 1, s(p_i, n_j) = 0 for both j. For each anchor the
+    # positive logit is 1, the own hard negative's 0 + alpha, the other in-batch negative's 0 + 0.5:
+    # L_pos = -log(e / (e + e^alpha + e^0.5)) = log(1 + e^-1 (e^alpha + e^0.5))
+    p = pp = torch.tensor([[1.0, 0.0], [1.0, 0.0]])
+    n = nn_ = torch.tensor([[0.0, 1.0], [0.0, 1.0]])
+    loss = QuadrupleContrastiveLoss(1.0, alpha=alpha, terms=("pos",), weighting="add-to-logits",
+                                    in_batch_log_weight=0.5)(p, pp, n, nn_).item()
+    assert loss == pytest.approx(math.log(1 + math.exp(-1) * (math.exp(alpha) + math.exp(0.5))), rel=1e-6)

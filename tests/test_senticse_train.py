@@ -21,13 +21,16 @@ from transformers import (
 
 from sentibench.core.errors import BenchError
 from sentibench.embed.encoders import TransformerEncoder
+from sentibench.models.cards import read_card
 from sentibench.models.senticse import train as senticse_train
 from sentibench.models.senticse.lexicon import parse_sentiwordnet
+from sentibench.models.senticse.losses import QuadrupleContrastiveLoss
 from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
 from sentibench.models.trained import CardBase
 from sentibench.training.methods import TrainRequest, get_method
 
 FIXTURES = Path(__file__).parent / "fixtures"
+CARDS = Path(__file__).parent.parent / "models" / "cards"
 ROWS = [(line.split("\t")[1], int(line.split("\t")[0]))
         for line in (FIXTURES / "senticse_reviews.tsv").read_text().splitlines()]
 TEXTS = [text for text, _ in ROWS]
@@ -92,13 +95,17 @@ def test_paper_preset_is_table_11_with_the_authors_weighting_and_masking():
         "add-to-logits", 0.0, 0.5, "polar-flip", "mean-kept", "all", "n-plus")
 
 
-def test_cpu_preset_keeps_the_choices_its_committed_cards_were_trained_with():
+def test_cpu_preset_takes_the_authors_choices_and_departs_from_paper_only_for_the_cpu():
     cpu = dataclasses.asdict(PRESETS["cpu"])
     assert cpu == {"max_length": 48, "batch_size": 8, "lr": 1e-4, "steps": 150, "pooling": None, "temperature": 0.05,
-                   "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25, "word_reduction": "mean",
-                   "sentence_terms": ("pos", "neg"), "log_every": 25, "negative_weighting": "multiply",
-                   "positive_log_weight": 0.0, "in_batch_log_weight": 0.0, "word_delta": "any-change",
-                   "masked_sentences": "anchors", "negative_anchor": "n"}
+                   "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25,
+                   "word_reduction": "mean-kept", "sentence_terms": ("pos", "neg"), "log_every": 25,
+                   "negative_weighting": "add-to-logits", "positive_log_weight": 0.0, "in_batch_log_weight": 0.5,
+                   "word_delta": "polar-flip", "masked_sentences": "all", "negative_anchor": "n-plus"}
+    paper = dataclasses.asdict(PRESETS["paper"])
+    assert {k for k in cpu if cpu[k] != paper[k]} == {"max_length", "batch_size", "lr", "steps", "pooling",
+                                                     "eval_every"}
+    assert resolve_config("cpu", {}) == PRESETS["cpu"]
 
 
 def test_new_options_are_typed_and_checked():
@@ -251,6 +258,9 @@ def test_bench_train_senticse_writes_checkpoint_and_card(tiny_bert, lexicon, mon
     (report,) = (sentibench_home / "checkpoints").rglob("training_report.json")
     data = json.loads(report.read_text())
     assert data["data_hash"] and data["config"]["steps"] == 2
+    resolved = resolve_config("cpu", {"steps": "2", "eval_every": "1", "batch_size": "4", "max_length": "16"})
+    assert data["resolved_config"] == json.loads(json.dumps(dataclasses.asdict(resolved)))  # the staleness record
+    assert "card_revision" not in data  # `bench train` writes its own card, which points at this folder
     assert data["best_step"] == _first_best(data["training"]["history"])
 
 
@@ -261,3 +271,27 @@ def _first_best(history: list[dict]) -> int:
         if entry["validation"] > best["validation"]:
             best = entry
     return best["step"]
+
+
+@pytest.mark.parametrize(("card_name", "alpha"), [("senticse-minilm-alpha0", 0.0), ("senticse-minilm-alpha2", 2.0),
+                                                 ("senticse-minilm", 1.0)])
+def test_table_14_alpha_cards_resolve_to_their_row_on_the_cpu_preset(card_name, alpha):
+    card = read_card(CARDS / f"{card_name}.yaml")
+    config = resolve_config(card.recipe["preset"], card.recipe.get("options") or {})
+    assert card.recipe["preset"] == "cpu" and config.alpha == alpha
+    assert config == dataclasses.replace(PRESETS["cpu"], alpha=alpha)
+    objective = QuadrupleContrastiveLoss(config.temperature, config.alpha, config.sentence_terms,
+                                         config.negative_weighting, config.positive_log_weight,
+                                         config.in_batch_log_weight, config.negative_anchor)
+    assert objective.get_config_dict()["weighting"] == "add-to-logits"  # alpha = 0 is valid only there
+
+
+def test_r2_cards_train_with_the_current_cpu_preset():
+    for name, terms, lambda_w in (("senticse-minilm", ("pos", "neg"), 0.15),
+                                  ("senticse-minilm-neg-only", ("neg",), 0.15),
+                                  ("senticse-minilm-pos-only", ("pos",), 0.15),
+                                  ("senticse-minilm-no-word", ("pos", "neg"), 0.0)):
+        card = read_card(CARDS / f"{name}.yaml")
+        assert card.revision.endswith("-r2")
+        config = resolve_config(card.recipe["preset"], card.recipe.get("options") or {})
+        assert config == dataclasses.replace(PRESETS["cpu"], sentence_terms=terms, lambda_w=lambda_w)

@@ -2,8 +2,8 @@
 
 Each step takes B quadruples (p, p+, n, n+) (see `quadruples`), embeds the 4B sentences with the encoder's
 pooling in training mode (dropout on, as SimCSE), and computes L_s (eq. 5-7). The word-level objective
-(eq. 2-4) runs on a second forward pass of the 2B anchors p and n (`masked_sentences="all"`: all 4B
-sentences, as the authors' code) with 10% of their polarity candidates
+(eq. 2-4) runs on a second forward pass of all 4B sentences (`masked_sentences="all"`, as the authors'
+code; `"anchors"`: only the 2B anchors p and n) with 10% of their polarity candidates
 replaced by the mask token (always the mask token: the paper specifies no 80/10/10 rule); the MLM head
 runs only at the masked positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, linear decay to zero, no
 warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's, runs on).
@@ -17,14 +17,16 @@ pairs are built from the VALIDATION split only (`sentibench.evaluation.sgts.buil
 any evaluation uses; the best step's weights are written with `TransformerEncoder.save`.
 
 Presets: `paper` is Table 11 (for a GPU). `cpu` is our choice for a 2-core machine, measured (see
-docs/senticse.md): shorter texts, smaller batches, fewer steps and a higher learning rate, since 1e-5 moves
-a 6-layer model little in ~1,000 steps; it keeps the base's pooling (mean for all-MiniLM-L6-v2, the pooling
-it was trained with) and averages L_w over the masked tokens (see `losses`). Where the authors' code differs
-from the printed equations, `paper` follows the code (docs/senticse.md): log-weights added to the logits
-(positive 0, own hard negative alpha = 1, other in-batch negatives 0.5), delta only on positive <-> negative
-flips averaged over the kept tokens, all four sentences masked. `cpu` keeps the printed equations (alpha
-multiplying every negative, any polarity change, the anchors masked): its committed cards were trained so.
-With `cls` pooling both presets train through the checkpoint's pooler (dense + tanh over the first token),
+docs/senticse.md). Both take the authors' code where it differs from the printed equations (docs/senticse.md):
+log-weights added to the logits (positive 0, own hard negative alpha = 1, other in-batch negatives 0.5),
+delta only on positive <-> negative flips, L_w averaged over the kept tokens, all four sentences of a
+quadruple masked, L_neg anchored on n+. The `cpu` preset departs from `paper` only where the CPU needs it:
+max length 48 (MR's sentences are short), 8 quadruples per step, 150 steps, lr 1e-4 (1e-5 moves a 6-layer
+model little in 150 steps), selection every 25 steps, and the base's pooling (mean for all-MiniLM-L6-v2,
+the pooling it was trained with; it has no trained pooler). Revision r1 of the `senticse-minilm*` cards was
+trained with the printed equations instead (`negative_weighting=multiply`, `word_delta=any-change`,
+`word_reduction=mean`, `masked_sentences=anchors`, `negative_anchor=n`): every one is still an option.
+With `cls` pooling training goes through the checkpoint's pooler (dense + tanh over the first token),
 which is saved with the encoder.
 
 Ablations (Table 7), option `ablation`, a comma-separated subset of: `pos-only` (L_s = L_pos),
@@ -61,7 +63,9 @@ ABLATIONS = ("pos-only", "neg-only", "no-word")
 
 @dataclass(frozen=True)
 class Config:
-    """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`)."""
+    """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`). The field
+    defaults below are the earlier behaviour (the printed equations); both presets set the authors' choices.
+    Keep them: `models/trained.py` reads a checkpoint report that predates a field as that field's default."""
 
     max_length: int
     batch_size: int          # quadruples per step (4x sentences)
@@ -70,7 +74,7 @@ class Config:
     pooling: str | None      # None keeps the base card's pooling
     temperature: float
     lambda_w: float
-    alpha: float             # hard-negative weight
+    alpha: float             # multiply: every negative's weight; add-to-logits: the own hard negative's log-weight
     mask_ratio: float
     eval_every: int
     word_reduction: Literal["sum", "mean", "mean-kept"]  # eq. 3-4's sum, mean over masked or over kept tokens
@@ -95,7 +99,9 @@ PRESETS: dict[str, Config] = {
                     negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
                     word_delta="polar-flip", masked_sentences="all", negative_anchor="n-plus"),
     "cpu": Config(max_length=48, batch_size=8, lr=1e-4, steps=150, pooling=None, temperature=0.05,
-                  lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=25, word_reduction="mean"),
+                  lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=25, word_reduction="mean-kept",
+                  negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
+                  word_delta="polar-flip", masked_sentences="all", negative_anchor="n-plus"),
 }
 
 
