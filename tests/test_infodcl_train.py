@@ -257,3 +257,22 @@ def test_paper_preset_projects_h_through_dense_tanh_before_the_losses_and_the_tw
         expected = torch.nn.functional.cross_entropy(slp(h), labels).item()
     assert parts["slp"] == pytest.approx(expected, rel=1e-5)
     assert "projection" not in {name.split(".")[0] for name, _ in encoder.model.named_parameters()}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (bash .ci/gpu_check.sh)")
+def test_the_paper_preset_trains_on_a_gpu(tiny_bert, tweet_datasets, sentibench_home, tmp_path):
+    """D.1's preset as it is (the dense + tanh projection, the two-layer SLP, the MLM term), with only the
+    fixture's data thresholds lowered and every loop capped at two steps, on CUDA."""
+    from sentibench.models.trained import train
+
+    (sentibench_home / "cards").mkdir(exist_ok=True)
+    (sentibench_home / "cards" / "tiny-bert.yaml").write_text(yaml.safe_dump({
+        "name": "tiny-bert", "loader": "transformers", "description": "test", "revision": "test",
+        "checkpoint": str(tiny_bert), "pooling": "mean", "max_length": 24}))
+    train("infodcl", "tiny-bert", tweet_datasets, "paper", device="cuda", write_card=False, smoke_steps=2,
+          out_dir=tmp_path / "ck",
+          options={"min_label_count": 2, "npmi_min_count": 1, "validation_fraction": 0.25})
+    report = json.loads((tmp_path / "ck" / "training_report.json").read_text())
+    assert report["resolved_config"]["projection"] == "dense-tanh"
+    vectors = TransformerEncoder.from_pretrained(tmp_path / "ck", device="cuda").encode(["a tweet", "an epic fail"])
+    assert vectors.shape == (2, 16) and torch.isfinite(torch.from_numpy(vectors)).all()

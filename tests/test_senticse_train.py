@@ -295,3 +295,29 @@ def test_r2_cards_train_with_the_current_cpu_preset():
         assert card.revision.endswith("-r2")
         config = resolve_config(card.recipe["preset"], card.recipe.get("options") or {})
         assert config == dataclasses.replace(PRESETS["cpu"], sentence_terms=terms, lambda_w=lambda_w)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (bash .ci/gpu_check.sh)")
+def test_the_paper_preset_trains_on_a_gpu(tiny_bert, lexicon, monkeypatch, sentibench_home, tmp_path):
+    """Table 11's preset as it is (batch 64 quadruples, length 128, cls pooling through the pooler, the authors'
+    weighting and masking), every loop capped at two steps, on CUDA: the checkpoint reloads and encodes."""
+    from sentibench.data import DatasetSpec, register_dataset
+    from sentibench.data.registry import DATASETS
+    from sentibench.models.trained import train
+
+    if "senticse-fixture" not in DATASETS:
+        register_dataset(DatasetSpec(
+            name="senticse-fixture", description="test fixture", kind="classification",
+            label_names=("negative", "positive"), license="test", citation="test", tags=("sentiment",),
+            load_rows=lambda: {"all": [{"text": t, "label": y} for t, y in ROWS]}, split_fractions=(0.6, 0.2, 0.2)))
+    (sentibench_home / "cards").mkdir(exist_ok=True)
+    (sentibench_home / "cards" / "tiny-bert.yaml").write_text(yaml.safe_dump({
+        "name": "tiny-bert", "loader": "transformers", "description": "test", "revision": "test",
+        "checkpoint": str(tiny_bert), "pooling": "mean", "max_length": 16}))
+    monkeypatch.setattr(senticse_train, "sentiwordnet", lambda: lexicon)
+    train("senticse", "tiny-bert", "senticse-fixture", "paper", out_dir=tmp_path / "ck", device="cuda",
+          write_card=False, smoke_steps=2)
+    report = json.loads((tmp_path / "ck" / "training_report.json").read_text())
+    assert report["resolved_config"]["batch_size"] == 64 and report["resolved_config"]["pooling"] == "cls"
+    vectors = TransformerEncoder.from_pretrained(tmp_path / "ck", device="cuda").encode(TEXTS[:4])
+    assert vectors.shape == (4, 16) and torch.isfinite(torch.from_numpy(vectors)).all()

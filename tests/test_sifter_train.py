@@ -213,3 +213,16 @@ def test_the_simcse_control_keeps_sifters_dropout_unless_told_and_so_does_the_ca
     assert simcse.resolve_config("cpu", card.recipe["options"]) == dataclasses.replace(
         simcse.resolve_config("cpu", sifter_card.recipe.get("options", {})), variant="simcse")
     assert simcse.resolve_config("cpu", card.recipe["options"]).dropout == 0.15
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (bash .ci/gpu_check.sh)")
+def test_the_paper_preset_trains_on_a_gpu(tiny_card, fixture_corpora, tmp_path):
+    """SIFTER-SimCSE's GPU-sized preset as it is, with the fixture's STS set for validation and every loop
+    capped at two steps, on CUDA: the checkpoint reloads and encodes."""
+    pytest.importorskip("spacy", reason="SIFTER's positives need the sifter extra")
+    from sentibench.models.trained import train
+
+    train("sifter-simcse", "sifter-tiny-bert", "sifter-corpus", "paper", device="cuda", write_card=False,
+          smoke_steps=2, out_dir=tmp_path / "ck", options={"validation": "sifter-sts"})
+    vectors = TransformerEncoder.from_pretrained(tmp_path / "ck", device="cuda").encode(SENTENCES[:3])
+    assert vectors.shape == (3, 16) and np.isfinite(vectors).all()
