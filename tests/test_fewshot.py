@@ -143,6 +143,26 @@ def _reference_stop(history: list[float], patience: int) -> tuple[int, bool]:
     return best_at, False
 
 
+def test_eval_set_predicts_each_text_as_alone_in_input_order():
+    """Batching by token budget only regroups the texts: each prediction is the argmax of the model on that
+    text by itself, returned in the order given."""
+    from sentibench.training.finetune import build_classifier
+
+    encoder = tiny_bert()
+    encoder.tokens_per_forward = 24  # a budget that splits the set into batches of unequal sizes
+    texts = sorted([r["text"] for r in _toy_rows()["validation"]] + ["a", "one two three four five six seven eight"],
+                   key=len)  # shortest first: every batch (longest first) holds its indices in falling order
+    model = build_classifier(encoder, 3, "pooled-linear").eval()
+    torch.manual_seed(1)
+    torch.nn.init.normal_(model.head.weight, std=50.0)  # a head whose argmax varies between texts
+    eval_set = EvalSet(encoder, texts, 4)
+    assert sorted(int(i) for index, _ in eval_set.batches for i in index) == list(range(len(texts)))
+    assert len({len(index) for index, _ in eval_set.batches}) > 1
+    with torch.inference_mode():
+        alone = [int(model(encoder.tokenize([text])).argmax(-1)) for text in texts]
+    assert len(set(alone)) > 1 and eval_set.predict(model).tolist() == alone
+
+
 def test_fine_tune_restores_best_state_and_stops_as_the_reference(toy_dataset):
     rows = _toy_rows()
     encoder = tiny_bert()
