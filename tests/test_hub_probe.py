@@ -70,3 +70,16 @@ def test_the_unreachable_line_names_the_address_and_what_to_do(monkeypatch):
     message = str(hub.hub_unavailable("dataset 'x' (org/x)", None, reachable=False))
     assert "\n" not in message and "no connection to mirror.example:8443 within 3 s" in message
     assert "set HF_ENDPOINT to a mirror you can reach, or fill the cache" in message
+
+
+def test_a_name_lookup_that_hangs_counts_as_unreachable_within_the_timeout(monkeypatch):
+    import threading
+    import time
+
+    release = threading.Event()
+    monkeypatch.setattr(hub, "PROBE_TIMEOUT", 0.2)
+    monkeypatch.setattr(hub.socket, "getaddrinfo", lambda *args, **kwargs: release.wait(5) and [])
+    started = time.monotonic()
+    assert not hub.endpoint_reachable("https://slow-resolver.example")
+    assert time.monotonic() - started < 1.0
+    release.set()

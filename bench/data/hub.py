@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import socket
+import threading
+import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -37,15 +39,39 @@ def _probe_address(endpoint: str) -> tuple[str, int]:
     return url.hostname or "", url.port or default
 
 
+def _addresses(host: str, port: int, timeout: float) -> list[tuple] | None:
+    """The host's TCP addresses, or None when it does not resolve within `timeout` seconds (a resolver that
+    cannot be reached can block for much longer; the lookup thread is left to finish on its own)."""
+    found: list[list[tuple] | None] = []
+
+    def lookup() -> None:
+        try:
+            found.append([info[4] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)])
+        except (OSError, UnicodeError):  # unresolvable or malformed host
+            found.append(None)
+
+    thread = threading.Thread(target=lookup, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return found[0] if found else None
+
+
 @functools.cache
 def endpoint_reachable(endpoint: str) -> bool:
-    """Whether one TCP connection to `endpoint` (or its proxy) opens within `PROBE_TIMEOUT` seconds."""
+    """Whether one TCP connection to `endpoint` (or its proxy) opens within `PROBE_TIMEOUT` seconds, the
+    name lookup included."""
     host, port = _probe_address(endpoint)
-    try:
-        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT):
-            return True
-    except (OSError, UnicodeError):  # no route, refused, timed out, unresolvable or malformed host
-        return False
+    deadline = time.monotonic() + PROBE_TIMEOUT
+    for address in _addresses(host, port, PROBE_TIMEOUT) or []:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            with socket.create_connection(address[:2], timeout=left):
+                return True
+        except OSError:  # no route, refused or timed out: the next address, if any
+            continue
+    return False
 
 
 @contextmanager
