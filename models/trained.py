@@ -193,12 +193,12 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
                       + (f"-{recipe_hash(recipe)[:6]}" if options else ""))
     wanted = trained_with(recipe, revision)  # bad options fail here, before any data work
     user_folder = out_dir is not None
-    if not user_folder:
+    if user_folder:
+        _check_output(out_dir)
+    else:
         out_dir, stale = _checkpoint_folder(name, recipe, wanted)
         if stale:
             print(stale, file=sys.stderr)
-    if user_folder:
-        _check_output(out_dir)
     data_hash = get_dataset(data).content_hash
     if user_folder and out_dir.exists():
         out_dir.rmdir()  # empty (checked above); recreated atomically below
