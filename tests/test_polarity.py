@@ -297,6 +297,10 @@ def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeyp
     engine_sweep.run_sweep(grid, tmp_path)
     assert done == [c.folder for c in grid] + [stale.folder]
 
+    (tmp_path / current.folder / SWEEP_RECORD).write_text("[not a record")  # unreadable: run again, replaced
+    engine_sweep.run_sweep(grid, tmp_path)
+    assert done[-1] == current.folder and json.loads((tmp_path / current.folder / SWEEP_RECORD).read_text())
+
 
 def _card():
     from sentibench.models.cards import ModelCard

@@ -76,13 +76,18 @@ def _score(configuration: Configuration, card: ModelCard, folder: Path, device: 
 
 
 def _finished(configuration: Configuration, folder: Path) -> bool:
-    """Whether `folder` holds this configuration's record, trained with what its recipe resolves to now (a
-    record from an earlier content of its preset is run again, and its record replaced)."""
+    """Whether `folder` holds this configuration's readable record, trained with what its recipe resolves to
+    now (a record that cannot be read, or from an earlier content of its preset, is run again and replaced)."""
     if not (folder / SWEEP_RECORD).exists():
+        return False
+    try:
+        record = json.loads((folder / SWEEP_RECORD).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False  # unreadable: run again, and replace it
+    if not isinstance(record, dict):
         return False
     if configuration.method is None:
         return True
-    record = json.loads((folder / SWEEP_RECORD).read_text())
     recipe = make_recipe(configuration.method, configuration.base, configuration.data, configuration.preset,
                          configuration.seed, configuration.options)
     return not trained_with(recipe).differences_from({"config": record.get("config")})
