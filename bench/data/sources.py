@@ -152,6 +152,24 @@ class RegistryPackage:
         return out
 
 
+def installed_package_folder(module: str, sub: str, what: str) -> Path | None:
+    """The folder `sub` inside the installed package `module`, located, never imported; None when no such
+    package is installed (the caller says what to install). A module name that is not a top-level identifier,
+    or a `sub` that is missing or leads out of the package, is a one-line error about `what`."""
+    import importlib.util
+
+    if not module.isidentifier():
+        raise BenchError(f"{what}: '{module}' must be a top-level module name without dots")
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations))).resolve()
+    folder = (root / sub).resolve()
+    if not folder.is_relative_to(root) or not folder.is_dir():
+        raise BenchError(f"{what}: no folder '{sub}' inside the package '{module}'")
+    return folder
+
+
 @dataclass(frozen=True)
 class PackageFile:
     """A data file inside an installed Python package (for example a plug-in's labelled sentences), pinned by

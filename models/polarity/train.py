@@ -38,7 +38,6 @@ example_encoder=none`.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import tempfile
 import time
@@ -50,6 +49,7 @@ import numpy as np
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
+from sentibench.data.sources import installed_package_folder
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder, weights_digest
 from sentibench.evaluation.metrics import RANK_WEIGHTS
@@ -152,20 +152,14 @@ def retrieval_evaluator(data: str, base_encoder: Encoder, limit: int | None, wei
 
 
 def package_folder(name: str) -> Path:
-    """The folder `package:<module>/<sub/folder>` names inside an installed Python package: the package is
-    located, never imported (a top-level module name only), and the folder must lie inside it."""
+    """The folder `package:<module>/<sub/folder>` names inside an installed Python package (located, never
+    imported; the folder must lie inside it)."""
     module, _, sub = name.removeprefix(PACKAGE_PREFIX).partition("/")
-    if not module.isidentifier():
-        raise BenchError(f"polarity-st example_encoder '{name}': write package:<module>/<folder>, a top-level "
-                         "module name without dots")
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        raise BenchError(f"polarity-st example_encoder '{name}': no installed Python package '{module}'; "
-                         "install it or run --option example_encoder=none")
-    root = Path(next(iter(spec.submodule_search_locations))).resolve()
-    folder = (root / sub).resolve()
-    if not folder.is_relative_to(root) or not folder.is_dir():
-        raise BenchError(f"polarity-st example_encoder '{name}': no folder '{sub}' inside the package '{module}'")
+    what = f"polarity-st example_encoder '{name}'"
+    folder = installed_package_folder(module, sub, what)
+    if folder is None:
+        raise BenchError(f"{what}: no installed Python package '{module}'; install it or run "
+                         "--option example_encoder=none")
     return folder
 
 
