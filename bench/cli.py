@@ -95,13 +95,21 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from sentibench.report.compare import compare, render
+    from sentibench.report.compare import compare, compare_with_frozen_twins, render
 
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    tasks = _split_names(args.tasks) if args.tasks else None
+    if args.frozen_twins:
+        if args.model_b is not None:
+            raise BenchError("--frozen-twins compares one model with itself; name one model, not two")
+        rows = compare_with_frozen_twins(Path(args.results), args.model_a, tasks)
+        print(render(rows, "fine-tuned", "frozen", args.format))
+        return 0
+    if args.model_b is None:
+        raise BenchError("compare needs two models (or one with --frozen-twins)")
     if args.model_a == args.model_b:
         raise BenchError(f"compare needs two different models; got '{args.model_a}' twice")
-    tasks = _split_names(args.tasks) if args.tasks else None
     rows = compare(Path(args.results), args.model_a, args.model_b, tasks)
     print(render(rows, args.model_a, args.model_b, args.format))
     return 0
@@ -344,7 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     comparing = sub.add_parser("compare", help="paired comparison of two models' results, task by task")
     comparing.add_argument("model_a")
-    comparing.add_argument("model_b")
+    comparing.add_argument("model_b", nargs="?")
+    comparing.add_argument("--frozen-twins", action="store_true",
+                           help="MODEL_A's fine-tuned few-shot results against their frozen twins (same draws and "
+                                "seeds, paired by seed)")
     comparing.add_argument("-t", "--tasks", help="comma-separated task or group names (default: all shared)")
     comparing.add_argument("--results", default="results")
     comparing.add_argument("--format", default="github", help="tabulate table format: github, latex, plain ...")

@@ -8,7 +8,7 @@ from scipy import stats
 
 from sentibench.cli import main
 from sentibench.evaluation.units import UnitValues, units_path
-from sentibench.report.compare import compare, render
+from sentibench.report.compare import compare, compare_with_frozen_twins, render
 from sentibench.results.task_result import result_path, task_result, write_result
 
 
@@ -96,3 +96,39 @@ def test_several_revisions_need_one_named(tmp_path, capsys):
     assert "name one as a@REVISION" in capsys.readouterr().err
     (row,) = compare(tmp_path, "a@r1", "b", ["probe-mr"])
     assert row.difference == 0
+
+
+def test_frozen_twins_pair_one_models_fine_tuned_and_frozen_seeds(tmp_path, capsys):
+    from sentibench.tasks.registry import all_tasks
+
+    fine_tuned, frozen = "fewshot-senticse-k1-mr", "fewshot-frozen-senticse-k1-mr"
+    current = {name: all_tasks()[name].metadata.version for name in (fine_tuned, frozen)}
+    seeds = [{"seed": s, "train_indices_sha256": f"h{s}", "accuracy": 0.5 + 0.01 * s} for s in range(5)]
+    flat = [{"seed": s, "train_indices_sha256": f"h{s}", "accuracy": 0.5} for s in range(5)]
+    _store(tmp_path, "m", fine_tuned, 0.52, per_seed=seeds, version=current[fine_tuned])
+    _store(tmp_path, "m", frozen, 0.5, per_seed=flat, version=current[frozen])
+    (row,) = compare_with_frozen_twins(tmp_path, "m")
+    # differences 0, .01, .02, .03, .04: mean .02, sd .01 * sqrt(2.5), 4 degrees of freedom
+    half_width = stats.t.ppf(0.975, 4) * 0.01 * np.sqrt(2.5) / np.sqrt(5)
+    assert row.task == fine_tuned and row.difference == pytest.approx(0.02)
+    assert (row.low, row.high) == (pytest.approx(0.02 - half_width), pytest.approx(0.02 + half_width))
+    t = 0.02 / (0.01 * np.sqrt(2.5) / np.sqrt(5))
+    assert row.p_value == pytest.approx(2 * stats.t.sf(t, 4)) and "5 seeds" in row.test
+
+    assert main(["compare", "m", "--frozen-twins", "--results", str(tmp_path)]) == 0
+    assert "| fine-tuned" in capsys.readouterr().out
+    assert main(["compare", "m", "other", "--frozen-twins", "--results", str(tmp_path)]) == 2
+    assert "name one model, not two" in capsys.readouterr().err
+    assert main(["compare", "m", "--results", str(tmp_path)]) == 2
+    assert "compare needs two models" in capsys.readouterr().err
+
+    _store(tmp_path, "m", fine_tuned, 0.52, per_seed=seeds, version=current[fine_tuned] - 1)
+    (row,) = compare_with_frozen_twins(tmp_path, "m")
+    assert row.p_value is None
+    assert row.note == f"not compared: {fine_tuned} is version {current[fine_tuned] - 1}, now {current[fine_tuned]}"
+
+
+def test_frozen_twins_without_a_pair_is_a_one_line_error(tmp_path, capsys):
+    _store(tmp_path, "m", "fewshot-frozen-senticse-k1-mr", 0.5, per_seed=[{"seed": 0, "accuracy": 0.5}])
+    assert main(["compare", "m", "--frozen-twins", "--results", str(tmp_path)]) == 2
+    assert "no fine-tuned few-shot result beside its frozen twin" in capsys.readouterr().err

@@ -9,6 +9,8 @@
   than B", where eps_min < 0.5 says A is stochastically dominant more often than not.
 - Several tasks at once: p-values adjusted by Benjamini-Hochberg (false discovery rate;
   `scipy.stats.false_discovery_control`), across the tasks of one call.
+- `bench compare MODEL --frozen-twins`: one model's fine-tuned few-shot results against their frozen twins
+  (`fewshot-frozen-...`, fitted on the same draws with the same seeds), paired by seed as above.
 The direction of "better" follows each task's metadata (alignment and uniformity: lower).
 """
 
@@ -165,6 +167,12 @@ def compare_results(ours: dict[str, TaskResult], theirs: dict[str, TaskResult], 
         task = known.get(name)
         _orient(row, task.metadata.greater_is_better() if task else True)
         rows.append(row)
+    _adjust(rows)
+    return rows
+
+
+def _adjust(rows: list[Comparison]) -> None:
+    """Benjamini-Hochberg adjusted p-values across the rows that were tested."""
     tested = [r for r in rows if r.p_value is not None]
     if tested:
         from scipy import stats
@@ -172,6 +180,41 @@ def compare_results(ours: dict[str, TaskResult], theirs: dict[str, TaskResult], 
         adjusted = stats.false_discovery_control([r.p_value for r in tested], method="bh")
         for row, p in zip(tested, adjusted):
             row.p_adjusted = float(p)
+
+
+def compare_with_frozen_twins(root: Path, model: str, task_names: list[str] | None = None) -> list[Comparison]:
+    """Each fine-tuned few-shot result of `model` (or those named) against its frozen twin, the task's
+    `frozen_name`: the same training and validation draws and seeds, so the seeds pair (fine-tuned - frozen > 0:
+    fine-tuning is better). A result made under another protocol version than the registry's is not
+    compared, with the reason; p-values adjusted across the tasks (BH)."""
+    from sentibench.tasks.registry import all_tasks, resolve
+
+    known = all_tasks()
+    ours = results_of(root, model)
+    wanted = [t.name for t in resolve(task_names)] if task_names else sorted(ours)
+    pairs = [(name, known[name].frozen_name) for name in wanted
+             if name in ours and name in known and known[name].metadata.fine_tunes
+             and getattr(known[name], "frozen_name", None) in ours]
+    if not pairs:
+        raise BenchError(f"'{model}' has no fine-tuned few-shot result beside its frozen twin"
+                         + (f" among {', '.join(task_names)}" if task_names else "")
+                         + "; run `bench run -m MODEL -t fewshot` first")
+    rows = []
+    for fine_tuned, frozen in pairs:
+        stale = [f"{r.task_name} is version {r.provenance.task.version}, now {known[r.task_name].metadata.version}"
+                 for r in (ours[fine_tuned], ours[frozen])
+                 if r.provenance.task.version != known[r.task_name].metadata.version]
+        row = Comparison(fine_tuned, ours[fine_tuned].main_score(), ours[frozen].main_score())
+        if stale:
+            row.note = "not compared: " + "; ".join(stale)
+        else:
+            seeds_fine_tuned, seeds_frozen = _seed_scores(ours[fine_tuned]), _seed_scores(ours[frozen])
+            if seeds_fine_tuned is None or seeds_frozen is None:
+                row.note = "not compared: no per-seed scores stored"
+            else:
+                row = _compare_seeds(row, seeds_fine_tuned, seeds_frozen, True)
+        rows.append(row)
+    _adjust(rows)
     return rows
 
 
