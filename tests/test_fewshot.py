@@ -347,6 +347,37 @@ def test_sequence_classification_head_is_bert_pooler_dropout_linear_on_the_raw_f
     assert torch.count_nonzero(model.head.out_proj.bias) == 0 and model.head.dropout.p == 0.1
 
 
+def test_a_checkpoint_without_pooler_weights_loads_without_a_pooler_and_its_head_is_seeded(tmp_path):
+    """transformers fills a pooler missing from the checkpoint from the global random state at load, so the
+    fine-tuned head (and `cls` pooling) would depend on what ran before the load (paraphrase-MiniLM-L3-v2,
+    converted from ONNX, has no pooler). Loaded twice after different random draws: no pooler, the raw first
+    token for `cls`, and for one seed the same fresh BERT head (dense + tanh, dropout, projection)."""
+    from transformers import BertModel
+
+    from sentibench.training.finetune import build_classifier
+
+    encoder = tiny_bert()
+    BertModel(encoder.model.config, add_pooling_layer=False).save_pretrained(tmp_path / "no-pooler")
+    encoder.tokenizer.save_pretrained(tmp_path / "no-pooler")
+    encoder.model.save_pretrained(tmp_path / "pooler")
+    encoder.tokenizer.save_pretrained(tmp_path / "pooler")
+    heads = []
+    for draw in (1, 2):
+        torch.manual_seed(draw)  # a different random state at each load
+        loaded = TransformerEncoder.from_pretrained(tmp_path / "no-pooler", pooling="cls", device="cpu")
+        assert loaded.model.pooler is None
+        features = loaded.tokenize(["a good film", "bad"])
+        with torch.no_grad():
+            assert torch.equal(loaded.embed(features), loaded.model(**features).last_hidden_state[:, 0])
+        torch.manual_seed(7)  # as `fine_tune` seeds before it builds the head
+        head = build_classifier(loaded, 2, "sequence-classification").head
+        assert head.bert_like and head.dense is not None
+        heads.append({k: v.clone() for k, v in head.state_dict().items()})
+    assert heads[0].keys() == heads[1].keys() and all(torch.equal(heads[0][k], heads[1][k]) for k in heads[0])
+    kept = TransformerEncoder.from_pretrained(tmp_path / "pooler", device="cpu")
+    assert torch.equal(kept.model.pooler.dense.weight, encoder.model.pooler.dense.weight)
+
+
 def test_sequence_classification_head_of_roberta_is_fresh_dense_tanh_between_dropouts():
     from transformers import RobertaConfig, RobertaModel
 
@@ -357,7 +388,7 @@ def test_sequence_classification_head_of_roberta_is_fresh_dense_tanh_between_dro
                            intermediate_size=16, hidden_dropout_prob=0.25)
     backbone = RobertaModel(config)
     head = SequenceClassificationHead(backbone, 2).eval()
-    assert head.dense is not backbone.pooler.dense and not head.uses_pooler and head.dropout.p == 0.25
+    assert head.dense is not backbone.pooler.dense and not head.bert_like and head.dropout.p == 0.25
     first = torch.randn(3, 8)
     expected = torch.tanh(first @ head.dense.weight.T + head.dense.bias) @ head.out_proj.weight.T + head.out_proj.bias
     assert torch.allclose(head(first), expected, atol=1e-6)

@@ -38,7 +38,7 @@ import hashlib
 import inspect
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -168,6 +168,17 @@ def transformer_settings(path: str | Path, pooling: str | None = None, max_lengt
                                normalize=saved.get("normalize", False) if normalize is None else normalize)
 
 
+def drop_unloaded_pooler(model: torch.nn.Module, missing_keys: Iterable[str]) -> None:
+    """Remove a pooler whose weights the checkpoint does not hold (`model.pooler = None`, which transformers'
+    BERT-like models accept): transformers initialises such a layer from the global random state at load, so it
+    would make the `cls` pooling and the fine-tuning head depend on what ran before the load. Without it,
+    `cls` is the raw first-token state and the sequence-classification head starts a fresh, seeded dense layer
+    (`sentibench.training.finetune.SequenceClassificationHead`). A checkpoint converted from ONNX
+    (paraphrase-MiniLM-L3-v2) has no pooler."""
+    if getattr(model, "pooler", None) is not None and any(key.startswith("pooler.") for key in missing_keys):
+        model.pooler = None
+
+
 class TransformerEncoder:
     """A transformers encoder (`AutoModel`) plus pooling, max length and optional L2 normalisation."""
 
@@ -205,7 +216,9 @@ class TransformerEncoder:
         settings = transformer_settings(path, pooling, max_length, normalize)
         kwargs = dict(revision=revision, local_files_only=local_files_only, trust_remote_code=False)
         tokenizer = AutoTokenizer.from_pretrained(str(path), **kwargs)
-        model = AutoModel.from_pretrained(str(path), use_safetensors=_has_safetensors(path), **kwargs)
+        model, loading = AutoModel.from_pretrained(str(path), use_safetensors=_has_safetensors(path),
+                                                   output_loading_info=True, **kwargs)
+        drop_unloaded_pooler(model, loading["missing_keys"])
         return cls(model, tokenizer, pooling=settings.pooling, max_length=settings.max_length,
                    normalize=settings.normalize, name=name or str(path), device=device, dtype=dtype)
 

@@ -59,11 +59,13 @@ dropout, a fresh dense + tanh, dropout, projection on the first token), not BERT
 class SequenceClassificationHead(torch.nn.Module):
     """The backbone's own sequence-classification head on the unnormalised first-token state.
 
-    BERT-like backbones with a pooler (`BertForSequenceClassification`): the checkpoint's pooler dense + tanh,
-    dropout, a fresh linear projection. RoBERTa-like backbones (`RobertaClassificationHead`) and backbones
-    without a pooler: dropout, a fresh dense + tanh, dropout, a fresh projection. Fresh layers are initialised
-    as transformers does (normal with the config's `initializer_range`, zero bias); dropout is the config's
-    `classifier_dropout`, else its `hidden_dropout_prob`."""
+    BERT-like backbones (`BertForSequenceClassification`): the pooler's dense + tanh, dropout, a fresh linear
+    projection; the pooler is the checkpoint's, or a fresh dense layer when the checkpoint has none (the encoder
+    drops a pooler it could not load: `sentibench.embed.encoders.drop_unloaded_pooler`), as transformers would
+    initialise the missing layer, but seeded with the run. RoBERTa-like backbones (`RobertaClassificationHead`):
+    dropout, a fresh dense + tanh, dropout, a fresh projection. Fresh layers are initialised as transformers does
+    (normal with the config's `initializer_range`, zero bias) from the random state the caller seeded; dropout is
+    the config's `classifier_dropout`, else its `hidden_dropout_prob`."""
 
     def __init__(self, backbone: torch.nn.Module, num_labels: int) -> None:
         super().__init__()
@@ -72,8 +74,9 @@ class SequenceClassificationHead(torch.nn.Module):
         rate = getattr(config, "classifier_dropout", None)
         rate = getattr(config, "hidden_dropout_prob", 0.1) if rate is None else rate
         pooler = getattr(backbone, "pooler", None)
-        self.uses_pooler = config.model_type not in FIRST_TOKEN_HEAD_TYPES and hasattr(pooler, "dense")
-        self.dense = pooler.dense if self.uses_pooler else self._fresh(torch.nn.Linear(hidden, hidden), config)
+        self.bert_like = config.model_type not in FIRST_TOKEN_HEAD_TYPES
+        self.dense = (pooler.dense if self.bert_like and hasattr(pooler, "dense")
+                      else self._fresh(torch.nn.Linear(hidden, hidden), config))
         self.dropout = torch.nn.Dropout(rate)
         self.out_proj = self._fresh(torch.nn.Linear(hidden, num_labels), config)
 
@@ -84,7 +87,7 @@ class SequenceClassificationHead(torch.nn.Module):
         return layer
 
     def forward(self, first_token: torch.Tensor) -> torch.Tensor:
-        x = first_token if self.uses_pooler else self.dropout(first_token)
+        x = first_token if self.bert_like else self.dropout(first_token)
         return self.out_proj(self.dropout(torch.tanh(self.dense(x))))
 
 
