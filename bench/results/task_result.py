@@ -130,3 +130,38 @@ def comparable_results(root: Path) -> dict[str, dict[str, Any]]:
     return {str(result.path.relative_to(root)): result.to_json(exclude={"evaluation_time": True,
                                                                        "sentibench": {"finished_at"}})
             for result in iter_results(root)}
+
+
+def recorded_weights(result: TaskResult) -> str | None:
+    """The weights sha256 a result records (None: a baseline without weights, or a result made before
+    sentibench recorded it)."""
+    model = result.provenance.model
+    return model.weights_sha256 if model else None
+
+
+def weights_by_task(results: list[TaskResult]) -> dict[str, list[str]]:
+    """Each weights sha256 the results record -> the tasks whose results record it."""
+    found: dict[str, list[str]] = {}
+    for result in results:
+        if (weights := recorded_weights(result)) is not None:
+            found.setdefault(weights, []).append(result.task_name)
+    return found
+
+
+def describe_weights(found: dict[str, list[str]]) -> str:
+    """'53de0b6177ab (15 tasks: align-mr, ...), b22a30ce20f1 (22 tasks: ...)': for one-line errors."""
+    return ", ".join(f"{weights[:12]} ({len(tasks)} task{'s' * (len(tasks) != 1)}: {', '.join(sorted(tasks)[:3])}"
+                     f"{', ...' if len(tasks) > 3 else ''})" for weights, tasks in sorted(found.items()))
+
+
+def check_one_weights_per_folder(results: list[TaskResult]) -> None:
+    """A results folder is one model revision, so its results must record one set of weights: a checkpoint
+    re-trained under an unchanged revision (a lost cache, a non-deterministic recipe) makes other vectors,
+    and a board or a comparison mixing its results would compare two models as one."""
+    by_folder: dict[Path, list[TaskResult]] = {}
+    for result in results:
+        by_folder.setdefault(result.path.parent, []).append(result)
+    for folder, members in sorted(by_folder.items()):
+        if len(found := weights_by_task(members)) > 1:
+            raise BenchError(f"{folder} mixes results of {len(found)} weights: {describe_weights(found)}; re-run "
+                             "the model's tasks with --overwrite-strategy always so one checkpoint made them all")

@@ -25,7 +25,16 @@ from sentibench.models import card_for, describe, load_encoder, load_trainable, 
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel, as_model
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import read_result, result_path, task_result, write_result
+from sentibench.results.task_result import (
+    NOT_RESULTS,
+    describe_weights,
+    read_result,
+    recorded_weights,
+    result_path,
+    task_result,
+    weights_by_task,
+    write_result,
+)
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
@@ -318,12 +327,37 @@ def _dataset_texts(name: str) -> set[str]:
     return {text for split in dataset.split_names for text in split_texts(dataset.split(split))}
 
 
-def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed, progress: str) -> None:
+class OneWeightsPerFolder:
+    """Keeps a results folder to one set of weights (`check_one_weights_per_folder`): before a run writes
+    into a folder, the weights of the results it keeps there (every one it does not replace) are read;
+    a new result whose weights differ stops the run before it writes anything there."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Path, dict[str, list[str]]] = {}
+
+    def expect(self, folder: Path, replaced: set[Path]) -> None:
+        kept = [read_result(path) for path in sorted(folder.glob("*.json"))
+                if path not in replaced and path.name not in NOT_RESULTS]
+        self._kept[folder] = weights_by_task(kept)
+
+    def check(self, path: Path, result: TaskResult) -> None:
+        weights = recorded_weights(result)
+        others = {w: tasks for w, tasks in self._kept.get(path.parent, {}).items() if w != weights}
+        if weights is not None and others:
+            raise BenchError(f"{path.parent} holds results of other weights, {describe_weights(others)}, and "
+                             f"this run's checkpoint has {weights[:12]} (re-trained under the same revision?): "
+                             "nothing written there; re-run every task of the model with --overwrite-strategy "
+                             "always, or give the card a new revision")
+
+
+def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed, progress: str,
+            guard: OneWeightsPerFolder) -> None:
     """The driver's side of an item: write its result (atomically; the driver is the only writer)."""
     if isinstance(outcome, ItemFailed):
         outcome = ItemOutcome(problem=outcome.message)
     report.encoded += outcome.encoded
     if outcome.result is not None:
+        guard.check(item.path, outcome.result)
         if outcome.units is not None:  # first: a result never points at missing unit values
             outcome.units.save(units_path(item.path))
         else:  # never leave an older run's values beside a new result
@@ -355,6 +389,7 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
     report = RunReport()
+    guard = OneWeightsPerFolder()
     jobs = []
     for model in models:
         if not isinstance(model, (str, Path, ModelCard)):
@@ -377,9 +412,10 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
                 pending.append(RunItem(card.name, task, path))
         if pending:
             refuse_dirty_committed_results(output_folder)
+            guard.expect(pending[0].path.parent, {item.path for item in pending})
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             jobs += _jobs(pending, model, card, settings)
     total = sum(len(job.items) for job in jobs)
     for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
-        _record(report, item, outcome, f"[{done}/{total}]")
+        _record(report, item, outcome, f"[{done}/{total}]", guard)
     return report

@@ -42,7 +42,7 @@ from sentibench.evaluation.units import units_path
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.safety import check_weights_folder
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import iter_results, result_path
+from sentibench.results.task_result import iter_results, recorded_weights, result_path
 from sentibench.run.suite import required_tasks
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog
@@ -86,7 +86,7 @@ def result_problems(card: ModelCard, results: list[TaskResult]) -> list[str]:
             problems.append(f"{result.task_name}: made from a tree with uncommitted changes "
                             f"({provenance.git_commit}); commit, then rerun")
         problems += _score_problems(result) + check_against_catalog(result)
-    recorded = {r.provenance.model.weights_sha256 if r.provenance.model else None for r in results}
+    recorded = {recorded_weights(r) for r in results}
     if len(recorded) > 1:
         problems.append(f"the results record {len(recorded)} different weights sha256: one model, one set of weights")
     elif card.loader not in ("bow", "random") and recorded == {None}:
