@@ -46,13 +46,29 @@ def test_the_same_checkpoint_fills_the_folder_and_a_full_rerun_replaces_it(tasks
     check_one_weights_per_folder(iter_results(tmp_path))
 
 
-def test_a_folder_that_mixes_weights_is_refused_when_read(tasks, tmp_path):
+@pytest.fixture
+def mixed_folder(tasks, tmp_path):
+    """A folder holding an sgts result of weights OLD and a probe result of weights NEW, as a lost cache
+    and an only-missing run used to leave it."""
     sgts, probe = tasks
     run(["random"], [sgts], tmp_path / "a", encoder_factory=weights(OLD), use_cache=False)
     run(["random"], [probe], tmp_path / "b", encoder_factory=weights(NEW), use_cache=False)
     (moved,) = (tmp_path / "b").rglob("probe-fixture-reviews.json")
     (kept,) = (tmp_path / "a").rglob("sgts-fixture-reviews.json")
-    moved.rename(kept.parent / moved.name)  # as a lost cache and an only-missing run used to leave it
+    moved.rename(kept.parent / moved.name)
+    return tmp_path / "a"
+
+
+def test_a_folder_that_mixes_weights_is_refused_when_read(mixed_folder):
     with pytest.raises(BenchError, match=r"mixes results of 2 weights: aaaaaaaaaaaa \(1 task: sgts-fixture-reviews\), "
                                          r"bbbbbbbbbbbb \(1 task: probe-fixture-reviews\)"):
-        check_one_weights_per_folder(iter_results(tmp_path / "a"))
+        check_one_weights_per_folder(iter_results(mixed_folder))
+
+
+def test_the_board_and_a_comparison_refuse_a_folder_that_mixes_weights(mixed_folder):
+    from sentibench.report.compare import results_of
+    from sentibench.report.leaderboard import build
+
+    for read in (lambda: build(mixed_folder), lambda: results_of(mixed_folder, "random")):
+        with pytest.raises(BenchError, match="mixes results of 2 weights"):
+            read()

@@ -26,7 +26,7 @@ from sentibench.core.errors import BenchError
 from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, paired_bootstrap
 from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import iter_results
+from sentibench.results.task_result import check_one_weights_per_folder, iter_results
 
 ASO_SEED = 0
 
@@ -69,6 +69,7 @@ def results_of(root: Path, model: str) -> dict[str, TaskResult]:
     if len(revisions) > 1:
         raise BenchError(f"model '{name}' has results of several revisions ({', '.join(sorted(revisions))}); "
                          f"name one as {name}@REVISION")
+    check_one_weights_per_folder(list(found.values()))
     return found
 
 

@@ -29,7 +29,7 @@ from sentibench.report.overview import (
     ordered,
 )
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import VERIFICATION_FILE, iter_results
+from sentibench.results.task_result import VERIFICATION_FILE, check_one_weights_per_folder, iter_results
 
 ALPHA = 0.05
 BASELINE_LOADERS = ("random", "bow")  # models/baselines.py: no pretrained weights
@@ -279,6 +279,7 @@ def build(root: Path) -> Board:
     """The board: its groups (headline group first), the results left out because an older protocol version
     made them, and the overview across groups."""
     results, stale = current([r for r in iter_results(root) if not r.smoke])
+    check_one_weights_per_folder(results)
     labels = _model_labels(results)
     by_group: dict[str, dict[str, dict[str, TaskResult]]] = defaultdict(lambda: defaultdict(dict))
     by_model: dict[str, dict[str, TaskResult]] = defaultdict(dict)

@@ -24,7 +24,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from sentibench.core.errors import BenchError
 from sentibench.report.leaderboard import current
-from sentibench.results.task_result import iter_results
+from sentibench.results.task_result import check_one_weights_per_folder, iter_results
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive backend)
@@ -35,6 +35,7 @@ def collect(results_dir: Path, frozen: bool = False) -> dict[str, tuple[dict[str
     prefix = "fewshot-frozen-senticse-k" if frozen else "fewshot-senticse-k"
     found: dict[str, tuple[dict[str, float], dict[str, float]]] = defaultdict(lambda: ({}, {}))
     results, _older_versions = current(list(iter_results(results_dir)))
+    check_one_weights_per_folder(results)
     for result in results:
         name, value = result.task_name, result.main_score()
         if value is None:
