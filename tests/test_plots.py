@@ -101,3 +101,23 @@ def test_polarity_scatter_has_a_legend_per_encoding_and_its_title_inside(tmp_pat
                      "shape: base / training data": ["all-minilm-l6-v2 / mr", "paraphrase-minilm-l3-v2 / mr"]}
     _inside_canvas(figure)
     assert (tmp_path / "p_vs_s.png").exists()
+
+
+@pytest.mark.parametrize("n", [3, 25, 61])
+def test_every_model_gets_its_own_colour(n):
+    from sentibench.report.plot_sgts_fewshot import distinct_colours
+
+    colours = distinct_colours(n)
+    assert len(colours) == n and len({tuple(round(c, 6) for c in colour) for colour in colours}) == n
+
+
+def test_sgts_vs_fewshot_draws_more_models_than_one_colour_map_holds(tmp_path):
+    from sentibench.report.plot_sgts_fewshot import figure_sgts_vs_fewshot
+
+    models = [f"model-{i:02d}" for i in range(25)]  # the board had 25 such models when tab20 ran out
+    for i, model in enumerate(models):
+        _write(tmp_path, model, "sgts-mr", i / 100)
+        _write(tmp_path, model, "fewshot-frozen-senticse-k1-mr", 0.5 + i / 100)
+    axes = figure_sgts_vs_fewshot(tmp_path, frozen=True).axes[0]
+    colours = {c.get_gid(): tuple(c.get_facecolor()[0]) for c in axes.collections}
+    assert sorted(colours) == [f"frozen:{m}@rev" for m in models] and len(set(colours.values())) == 25

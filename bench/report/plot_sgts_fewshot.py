@@ -114,6 +114,13 @@ def summaries(results_dir: Path, frozen_only: bool = False) -> dict[str, Summary
     return found
 
 
+def distinct_colours(n: int) -> list[tuple[float, ...]]:
+    """`n` colours, no two alike: matplotlib's three 20-colour qualitative maps in turn (tab20 first, so a
+    board of up to 20 models keeps its colours), and past 60 models, `n` even steps along turbo."""
+    palette = [colour for name in ("tab20", "tab20b", "tab20c") for colour in plt.get_cmap(name).colors]
+    return palette[:n] if n <= len(palette) else [tuple(plt.get_cmap("turbo")(i / (n - 1))) for i in range(n)]
+
+
 def figure_sgts_vs_fewshot(results_dir: Path, frozen: bool = False):  # -> matplotlib.figure.Figure
     """The scatter: one marker per model and variant (shape: variant, colour: model), both legends, the
     correlations per variant in the title, the averaged tasks in the footnote."""
@@ -124,7 +131,7 @@ def figure_sgts_vs_fewshot(results_dir: Path, frozen: bool = False):  # -> matpl
     labels = sorted({label for s in found.values() for label in s.labels})
     short = [m.split("@")[0] for m in labels]
     names = dict(zip(labels, short if len(set(short)) == len(short) else labels))
-    colours = dict(zip(labels, plt.get_cmap("tab20").colors))
+    colours = dict(zip(labels, distinct_colours(len(labels))))
     figure = Figure(figsize=(8, 5.6), layout="constrained")
     axes = figure.subplots()
     for variant, s in found.items():
