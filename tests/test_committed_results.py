@@ -1,0 +1,51 @@
+"""The committed `results/` and `leaderboard.md` as a reader of the repository meets them: every result is
+valid, names a clean commit of this history, and the board is exactly what `bench leaderboard` renders from
+them (so a commit that adds results without regenerating the board, or edits the board by hand, fails)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sentibench.report.leaderboard import render
+from sentibench.results.task_result import iter_results
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return iter_results(RESULTS)
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+
+
+def test_every_committed_result_is_full_and_from_a_clean_tree(committed):
+    assert len(committed) > 100
+    for result in committed:
+        provenance = result.provenance
+        where = result.path.relative_to(RESULTS)
+        assert provenance.limit is None, f"{where}: a smoke run (--limit) is not a committed result"
+        assert provenance.git_commit, f"{where}: no commit recorded"
+        assert not provenance.from_dirty_tree, f"{where}: made from a tree with uncommitted changes"
+        assert provenance.model is not None and provenance.dataset is not None, f"{where}: provenance missing"
+
+
+def test_every_recorded_commit_is_in_this_history(committed):
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() != "false":
+        pytest.skip("not a full git checkout: the recorded commits cannot be looked up")
+    commits = sorted({result.provenance.git_commit for result in committed})
+    unknown = [c for c in commits if _git("merge-base", "--is-ancestor", c, "HEAD").returncode != 0]
+    assert not unknown, f"results name commits that are not ancestors of HEAD: {unknown}"
+
+
+def test_leaderboard_md_is_the_render_of_the_committed_results():
+    rendered = render(RESULTS)
+    on_disk = (ROOT / "leaderboard.md").read_text(encoding="utf-8")
+    assert rendered == on_disk, ("leaderboard.md differs from `bench leaderboard --results results`: "
+                                 "regenerate it and commit it with the results")
