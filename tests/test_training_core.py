@@ -206,7 +206,7 @@ def test_train_never_deletes_a_users_folder_or_writes_outside(fixture_task, tmp_
     assert not (sentibench_home.parent / "escaped.yaml").exists() and not list(tmp_path.rglob("escaped*"))
     fresh = tmp_path / "fresh"
     assert main(["train", "test-bag", "--data", "fixture-reviews", "--output", str(fresh), "--name", "x2"]) == 0
-    assert (fresh / "model.safetensors").exists() and not list(tmp_path.glob(".fresh.partial*"))
+    assert (fresh / "model.safetensors").exists() and not list(tmp_path.glob(".fresh.*"))
 
 
 def test_train_accepts_a_local_folder_as_base(fixture_task, tmp_path, sentibench_home):

@@ -4,18 +4,50 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def _fresh_beside(path: Path, suffix: str, create: Callable[[Path], T]) -> T:
+    """`create` a new entry under a fresh hidden name beside `path` (retried on the rare name clash)."""
+    path = Path(path)
+    for _ in range(100):
+        try:
+            return create(path.parent / f".{path.name}.{secrets.token_hex(6)}{suffix}")
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, "no free temporary name", str(path))
+
+
+def new_file_beside(path: Path, suffix: str = ".tmp") -> tuple[int, Path]:
+    """An empty new file beside `path`, open for writing: (fd, its path). Its mode is a plain `open()`'s
+    (0o666 less the umask), so what is renamed into place from it is readable like any other file;
+    `tempfile.mkstemp`'s 0o600 would make every result, board and archive private to its writer."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    return _fresh_beside(path, suffix, lambda name: (os.open(name, flags, 0o666), name))
+
+
+def new_folder_beside(path: Path, suffix: str = ".partial") -> Path:
+    """An empty new folder beside `path`, with a plain `mkdir`'s mode (0o777 less the umask, where
+    `tempfile.mkdtemp` gives 0o700)."""
+
+    def make(name: Path) -> Path:
+        name.mkdir()
+        return name
+
+    return _fresh_beside(path, suffix, make)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = new_file_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -43,7 +75,7 @@ def atomic_folder(target: Path, replace: bool = False) -> Iterator[Path]:
     for folders sentibench itself owns, such as cache entries)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.partial-"))
+    tmp = new_folder_beside(target)
     try:
         yield tmp
         if target.exists():

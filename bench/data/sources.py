@@ -20,7 +20,6 @@ import json
 import os
 import re
 import tarfile
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -31,7 +30,7 @@ from pathlib import Path
 
 from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
-from sentibench.core.io import atomic_folder, atomic_write_bytes
+from sentibench.core.io import atomic_folder, atomic_write_bytes, new_file_beside
 from sentibench.core.paths import cache_dir
 
 DEFAULT_INDEX = "https://pypi.org/simple"
@@ -76,7 +75,7 @@ class RegistryPackage:
     def _fetch(self, target: Path) -> None:
         """Download to a temporary file beside `target`; rename it into place only if its sha256 matches."""
         url = self._file_url()
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{self.filename}.", suffix=".part")
+        fd, tmp = new_file_beside(target, suffix=".part")
         try:
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=20) as response:
                 for block in iter(lambda: response.read(1 << 20), b""):

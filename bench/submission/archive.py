@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
 from sentibench.core.errors import BenchError
+from sentibench.core.io import new_file_beside
 
 MAX_MEMBERS = 10_000
 MAX_BYTES = 2 << 30       # 2 GiB: a 110M-parameter float32 model is 0.45 GB
@@ -26,7 +26,7 @@ def write_zip(folder: Path, archive: Path, name: str | None = None) -> Path:
     """Every file under `folder`, stored under `name` (default: `folder`'s name), in sorted order; written to
     a temporary file beside `archive` and renamed into place (never half an archive)."""
     folder, archive = Path(folder), Path(archive)
-    fd, tmp = tempfile.mkstemp(dir=archive.parent, prefix=f".{archive.name}.", suffix=".tmp")
+    fd, tmp = new_file_beside(archive)
     os.close(fd)
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as out:

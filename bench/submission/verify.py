@@ -40,7 +40,7 @@ from pathlib import Path
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.hashing import sha256_file
-from sentibench.core.io import atomic_folder, atomic_write_json
+from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
 from sentibench.core.provenance import git_commit
 from sentibench.evaluation.units import units_path
 from sentibench.models.card_schema import ModelCard, validate_card
@@ -201,11 +201,11 @@ def staged_file(path: Path) -> Path:
     if path.is_dir():
         raise IsADirectoryError(21, "is a folder", str(path))
     try:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, name = new_file_beside(path)
     except OSError as error:
         raise type(error)(error.errno, error.strerror, str(path)) from None
     os.close(fd)
-    return Path(name)
+    return name
 
 
 def check_leaderboard(path: Path | None) -> None:
