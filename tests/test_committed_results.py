@@ -5,11 +5,11 @@ them (so a commit that adds results without regenerating the board, or edits the
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from sentibench.report.leaderboard import render
 from sentibench.results.task_result import iter_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,8 +44,13 @@ def test_every_recorded_commit_is_in_this_history(committed):
     assert not unknown, f"results name commits that are not ancestors of HEAD: {unknown}"
 
 
-def test_leaderboard_md_is_the_render_of_the_committed_results():
-    rendered = render(RESULTS)
-    on_disk = (ROOT / "leaderboard.md").read_text(encoding="utf-8")
-    assert rendered == on_disk, ("leaderboard.md differs from `bench leaderboard --results results`: "
-                                 "regenerate it and commit it with the results")
+def test_leaderboard_md_is_the_render_of_the_committed_results(tmp_path):
+    """Rendered by the command itself, in a fresh process: this session's test plug-ins (extra tasks in the
+    registry) must not change the suite the board is ranked on."""
+    out = tmp_path / "leaderboard.md"
+    done = subprocess.run([sys.executable, "-m", "sentibench.cli", "leaderboard", "--results", str(RESULTS),
+                           "--output", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == (ROOT / "leaderboard.md").read_bytes(), (
+        "leaderboard.md differs from `bench leaderboard --results results`: regenerate it and commit it with "
+        "the results")
