@@ -151,7 +151,8 @@ def test_tradeoff_panels_plot_each_model_with_its_intervals_and_an_arrow_from_it
     left = figure.axes[0]
     marker = next(line for line in left.lines if line.get_gid() == "point:sgts:tuned")
     assert (marker.get_xdata()[0], marker.get_ydata()[0]) == pytest.approx((74.0, 35.0))
-    arrows = {a.arrow_patch.get_gid(): a for a in left.texts if a.arrow_patch is not None}
+    arrows = {a.arrow_patch.get_gid(): a for a in left.texts
+              if a.arrow_patch is not None and a.arrow_patch.get_gid().startswith("arrow:")}
     assert set(arrows) == {"arrow:sgts:tuned"}, "one method card, one arrow"
     assert arrows["arrow:sgts:tuned"].xy == pytest.approx((74.0, 35.0))
     assert arrows["arrow:sgts:tuned"].xyann == pytest.approx((82.0, 4.0)), "from its base minilm"
@@ -197,6 +198,42 @@ def test_tradeoff_labels_of_crowded_points_do_not_overlap_and_stay_beside_their_
             assert gap <= 25 * figure.dpi / 72, f"{text.get_text()} stays beside its point"
         far = next(t for t in labels if t.get_text() == "far")
         assert far.xyann == (4, 3), "a lone point keeps the first place"
+
+
+def test_tradeoff_labels_of_a_dense_cluster_move_out_with_leader_lines(monkeypatch):
+    """Twelve models on one spot (the board's InfoDCL ablations come close): the ten places beside a point
+    cannot hold them all, so the rest go farther out, inside the axes, each joined to its point by a leader."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    from sentibench.report import tradeoff
+
+    cluster = [tradeoff.Point(f"ablation-{i}", "trained here", None, 50 + 0.05 * i, 20 + 0.05 * i, None, None)
+               for i in range(12)]
+    corners = [tradeoff.Point(f"corner-{x}-{y}", "baseline", None, x, y, None, None) for x in (0, 100)
+               for y in (0, 40)]
+    monkeypatch.setattr(tradeoff, "panels", lambda board: [tradeoff.Panel(key, key, "x", "y", [*cluster, *corners])
+                                                           for key in ("sgts", "retrieval")])
+    figure = tradeoff.draw(None)
+    FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()
+    for axes in figure.axes:
+        key = "sgts" if axes is figure.axes[0] else "retrieval"
+        labels = {t.get_text(): t for t in axes.texts if (t.get_gid() or "").startswith("label:")}
+        boxes = {name: Text.get_window_extent(t, renderer) for name, t in labels.items()}
+        names = list(boxes)
+        assert not any(boxes[a].overlaps(boxes[b]) for i, a in enumerate(names) for b in names[i + 1:])
+        leaders = {a.arrow_patch.get_gid(): a for a in axes.texts
+                   if a.arrow_patch is not None and (a.arrow_patch.get_gid() or "").startswith("leader:")}
+        far = [name for name, t in labels.items() if max(abs(v) for v in t.xyann) > 25]
+        assert far and all(name.startswith("ablation-") for name in far), "only the cluster needs to move out"
+        assert set(leaders) == {f"leader:{key}:{name}" for name in far}, "a leader for each label moved out"
+        inside = axes.get_window_extent(renderer)
+        for name in far:
+            leader, label = leaders[f"leader:{key}:{name}"], labels[name]
+            assert leader.xy == label.xy and leader.xyann == label.xyann, "from the label to its own point"
+            box = boxes[name]
+            assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
 
 
 def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tmp_path):
