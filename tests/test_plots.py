@@ -112,12 +112,33 @@ def test_every_model_gets_its_own_colour(n):
 
 
 def test_sgts_vs_fewshot_draws_more_models_than_one_colour_map_holds(tmp_path):
+    """25 models and both variants, as on the board: every colour distinct, and the two legends apart (the
+    shape legend once sat below a colour column that had grown down over it), inside the canvas, and the
+    shape legend over no point."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
     from sentibench.report.plot_sgts_fewshot import figure_sgts_vs_fewshot
 
-    models = [f"model-{i:02d}" for i in range(25)]  # the board had 25 such models when tab20 ran out
+    models = [f"infodcl-minilm-model-{i:02d}" for i in range(25)]  # the board had 25 when tab20 ran out
     for i, model in enumerate(models):
         _write(tmp_path, model, "sgts-mr", i / 100)
         _write(tmp_path, model, "fewshot-frozen-senticse-k1-mr", 0.5 + i / 100)
-    axes = figure_sgts_vs_fewshot(tmp_path, frozen=True).axes[0]
-    colours = {c.get_gid(): tuple(c.get_facecolor()[0]) for c in axes.collections}
-    assert sorted(colours) == [f"frozen:{m}@rev" for m in models] and len(set(colours.values())) == 25
+        if i % 8 == 0:
+            _write(tmp_path, model, "fewshot-senticse-k1-mr", 0.45 + i / 100)
+    figure = figure_sgts_vs_fewshot(tmp_path)
+    axes = figure.axes[0]
+    colours = {c.get_gid(): tuple(c.get_facecolor()[0]) for c in axes.collections if c.get_gid()[0] == "f"}
+    frozen = {gid: colour for gid, colour in colours.items() if gid.startswith("frozen:")}
+    assert sorted(frozen) == [f"frozen:{m}@rev" for m in models] and len(set(frozen.values())) == 25
+    _inside_canvas(figure)
+    FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()
+    legends = {legend.get_title().get_text(): legend.get_window_extent(renderer)
+               for legend in axes.get_children() if legend.__class__.__name__ == "Legend"}
+    assert set(legends) == {"colour: model", "shape: k-shot variant"}
+    assert not legends["colour: model"].overlaps(legends["shape: k-shot variant"]), "the legends lie apart"
+    for collection in axes.collections:
+        x, y = axes.transData.transform(collection.get_offsets()[0])
+        marker = Bbox.from_extents(x - 3, y - 3, x + 3, y + 3)
+        assert not legends["shape: k-shot variant"].overlaps(marker), f"{collection.get_gid()} under a legend"

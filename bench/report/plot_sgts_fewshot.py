@@ -143,14 +143,15 @@ def figure_sgts_vs_fewshot(results_dir: Path, frozen: bool = False):  # -> matpl
     axes.set_ylabel("k-shot accuracy (%), mean over the variant's tasks")
     axes.margins(x=0.08, y=0.1)
     axes.grid(alpha=0.3)
-    models = axes.legend(handles=[Line2D([], [], marker="s", linestyle="", color=colours[m], label=names[m])
-                                  for m in labels], title="colour: model", fontsize=7, title_fontsize=8,
-                         loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    axes.add_artist(models)
-    axes.legend(handles=[Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="0.4",
-                                label=f"{v} ({len(found[v].labels)} models, {len(found[v].kshot_tasks)} tasks)")
-                         for v in found], title="shape: k-shot variant", fontsize=7, title_fontsize=8,
-                loc="lower left", bbox_to_anchor=(1.01, 0.0))
+    variants = [Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="0.4",
+                       label=f"{v} ({len(s.labels)} models, {len(s.kshot_tasks)} tasks)") for v, s in found.items()]
+    shapes = axes.legend(handles=variants, title="shape: k-shot variant", fontsize=7, title_fontsize=8,
+                         loc="best")  # inside the axes, where it covers the fewest points
+    axes.add_artist(shapes)
+    # the axes' own legend, which the layout makes room for: the colours fill the column beside the axes
+    axes.legend(handles=[Line2D([], [], marker="s", linestyle="", color=colours[m], label=names[m])
+                         for m in labels], title="colour: model", fontsize=7, title_fontsize=8,
+                loc="upper left", bbox_to_anchor=(1.01, 1.0))
     axes.set_title(title_of(found), fontsize=10)
     left_out = sorted({m for s in found.values() for m in s.left_out} - set(labels))
     footnote = textwrap.fill("; ".join([f"SgTS: {', '.join(first.sgts_tasks)}"]
