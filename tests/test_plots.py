@@ -103,6 +103,37 @@ def test_polarity_scatter_has_a_legend_per_encoding_and_its_title_inside(tmp_pat
     assert (tmp_path / "p_vs_s.png").exists()
 
 
+def test_polarity_scatter_margin_labels_stay_legible_in_a_crowd(tmp_path):
+    """Nine margins of three losses within a tenth of a point (the r2 grid crowds like this near S = 47): no
+    two labels overlap, none covers a point, and coinciding points share one label."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    from sentibench.models.polarity.report import scatter
+
+    records = [{"configuration": {"base": "all-minilm-l6-v2", "data": "mr",
+                                  "labels": {"loss": loss, "margin": margin}},
+                "scores": {"polarity_score": 0.62 + 0.0004 * i, "semantic_similarity_score": 0.47 + 0.0003 * i}}
+               for i, (loss, margin) in enumerate((loss, margin) for loss in ("triplet", "contrastive", "mnrl")
+                                                 for margin in (0.1, 0.25, 0.5))]
+    records.append({**records[0], "configuration": {**records[0]["configuration"],
+                                                    "labels": {"loss": "triplet", "margin": 5}}})  # coincides
+    figure = scatter(records, tmp_path / "p_vs_s.png")
+    axes = figure.axes[0]
+    FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()
+    labels = [t for t in axes.texts if (t.get_gid() or "").startswith("label:")]
+    assert sorted(t.get_text() for t in labels) == sorted(["0.1, 5", "0.25", "0.5", "0.1", "0.25", "0.5", "0.1",
+                                                           "0.25", "0.5"])
+    boxes = [Text.get_window_extent(t, renderer) for t in labels]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), "no two labels overlap"
+    for collection in axes.collections:
+        x, y = axes.transData.transform(collection.get_offsets()[0])
+        point = Bbox.from_extents(x - 3, y - 3, x + 3, y + 3)
+        assert not any(box.overlaps(point) for box in boxes), f"a label covers {collection.get_gid()}"
+
+
 @pytest.mark.parametrize("n", [3, 25, 61])
 def test_every_model_gets_its_own_colour(n):
     from sentibench.report.plot_sgts_fewshot import distinct_colours

@@ -6,17 +6,17 @@ the 95% intervals of the overview (`report.overview.group_mean`) and of STS-B's 
 no stored interval, so it has no horizontal bar. A model is plotted in a panel only when it has every task
 that panel averages. A method card is joined to its base (the card's `base:`) by an arrow from the base.
 Each label sits beside its point, clear of the other labels and markers, or, in a cluster too dense for that,
-farther out with a leader line to its point (`_spread_labels`).
+farther out with a leader line to its point (`sentibench.core.scatter_labels`).
 Drawn with matplotlib: as a PNG for the README and as inline SVG for the web page.
 """
 
 from __future__ import annotations
 
 import io
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from sentibench.core.scatter_labels import FIRST_PLACE, spread_labels
 from sentibench.report.leaderboard import KINDS, Board
 
 STSB = "sts-stsb"
@@ -116,7 +116,7 @@ def draw(board: Board):  # -> matplotlib.figure.Figure (matplotlib is imported o
                                  color=KIND_COLOURS[point.kind], elinewidth=0.8)
             bars.lines[0].set_gid(f"point:{panel.key}:{point.model}")
             label = axes.annotate(point.model, (point.x, point.y), textcoords="offset points",
-                                  xytext=LABEL_PLACES[0][:2], fontsize=6.5)
+                                  xytext=FIRST_PLACE, fontsize=6.5)
             label.set_gid(f"label:{panel.key}:{point.model}")
             labels.append(label)
         axes.set_title(f"{panel.title} ({len(panel.points)} models)", fontsize=11)
@@ -130,82 +130,8 @@ def draw(board: Board):  # -> matplotlib.figure.Figure (matplotlib is imported o
     figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9,
                   title="colour: model kind; bars: 95% interval")
     figure.suptitle("Sentiment awareness against semantic similarity", fontsize=13)
-    _spread_labels(figure, labels)
+    spread_labels(figure, labels)
     return figure
-
-
-LABEL_PLACES = ((4, 3, "left"), (4, -9, "left"), (-4, 3, "right"), (-4, -9, "right"), (4, 10, "left"),
-                (-4, 10, "right"), (4, -16, "left"), (-4, -16, "right"), (0, 17, "center"), (0, -23, "center"))
-"""Where a point's label may go beside it, tried in order: (dx, dy) in points from the point, and its alignment."""
-
-
-def _ring(radius: int) -> tuple[tuple[int, int, str], ...]:
-    """Twelve places on a circle around the point, starting below-right, for labels placed away from it."""
-    places = []
-    for step in range(12):
-        angle = math.radians(-60 + 30 * step)
-        dx, dy = radius * math.cos(angle), radius * math.sin(angle)
-        align = "center" if abs(dx) < radius / 4 else ("left" if dx > 0 else "right")
-        places.append((round(dx), round(dy), align))
-    return tuple(places)
-
-
-FAR_PLACES = tuple(place for radius in (30, 45, 60, 80, 105) for place in _ring(radius))
-"""Where a label goes when every place beside its point is taken (a dense cluster): farther out, joined to
-its point by a thin leader line."""
-LEADER = {"arrowstyle": "-", "color": "0.6", "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
-
-
-def _spread_labels(figure, labels: list) -> None:
-    """Put each label at the first place, of `LABEL_PLACES` and then `FAR_PLACES`, whose box overlaps no label
-    placed before it and no other point's marker, and lies in the canvas clear of the other panel (a place
-    beside the point) or inside its own axes (a place away from it); the first place when none does. Then
-    a label put away from its point gets a leader line to it (gid `leader:PANEL:MODEL`). The layout is drawn
-    first, so the boxes are the page's own. Deterministic: the same results give the same places."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.text import Text
-    from matplotlib.transforms import Bbox
-
-    FigureCanvasAgg(figure).draw()
-    renderer = figure.canvas.get_renderer()
-
-    def marker(label) -> Bbox:  # the 8 x 8 pixels around a label's point
-        x, y = label.axes.transData.transform(label.xy)
-        return Bbox.from_extents(x - 4, y - 4, x + 4, y + 4)
-
-    def box(label) -> Bbox:  # the text's own box (an Annotation's extent would include its arrow)
-        return Text.get_window_extent(label, renderer)
-
-    def within(extent: Bbox, area: Bbox) -> bool:
-        return area.contains(extent.x0, extent.y0) and area.contains(extent.x1, extent.y1)
-
-    markers = {id(label): marker(label) for label in labels}
-    placed: list = []
-    for label in labels:
-        others = [markers[id(other)] for other in labels if other is not label and other.axes is label.axes]
-        own = label.axes.get_window_extent(renderer)
-        panels = [axes.get_window_extent(renderer) for axes in figure.axes if axes is not label.axes]
-        chosen = LABEL_PLACES[0]
-        for place in (*LABEL_PLACES, *FAR_PLACES):
-            _put(label, place)
-            extent = box(label)
-            fits = (within(extent, own) if place in FAR_PLACES else
-                    within(extent, figure.bbox) and not any(extent.overlaps(panel) for panel in panels))
-            if fits and not any(extent.overlaps(other) for other in placed + others):
-                chosen = place
-                break
-        _put(label, chosen)
-        if chosen in FAR_PLACES:
-            leader = label.axes.annotate("", label.xy, xytext=chosen[:2], textcoords="offset points",
-                                         arrowprops=LEADER)
-            leader.arrow_patch.set_gid(label.get_gid().replace("label:", "leader:", 1))
-        placed.append(box(label))
-
-
-def _put(label, place: tuple[int, int, str]) -> None:
-    dx, dy, align = place
-    label.xyann = (dx, dy)
-    label.set_horizontalalignment(align)
 
 
 def write_png(board: Board, path: Path) -> Path:

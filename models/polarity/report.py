@@ -9,6 +9,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from sentibench.core.io import atomic_write_text
+from sentibench.core.scatter_labels import FIRST_PLACE, spread_labels
 from sentibench.training.methods import SWEEP_RECORD
 
 BEGIN, END = "<!-- polarity-sweep:begin -->", "<!-- polarity-sweep:end -->"
@@ -86,7 +87,8 @@ def curves(records: list[dict]) -> str:
 
 def scatter(records: list[dict], path: Path):  # -> matplotlib.figure.Figure
     """P against S, one point per configuration, coloured by loss, one marker per base / dataset, a legend
-    for each encoding; drawn to `path` (PNG) and returned."""
+    for each encoding, each margin label clear of the others (`spread_labels`); drawn to `path` (PNG) and
+    returned."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -108,8 +110,8 @@ def scatter(records: list[dict], path: Path):  # -> matplotlib.figure.Figure
             point = (round(100 * record["scores"]["semantic_similarity_score"], 2),
                      round(100 * record["scores"]["polarity_score"], 2))
             margins.setdefault(point, []).append(f"{_labels(record)['margin']:g}")
-    for point, names in margins.items():
-        axes.annotate(", ".join(names), point, fontsize=7, xytext=(3, 2), textcoords="offset points")
+    labels = [axes.annotate(", ".join(names), point, fontsize=7, xytext=FIRST_PLACE, textcoords="offset points",
+                            gid=f"label:{point[0]},{point[1]}") for point, names in margins.items()]
     axes.set_xlabel("Semantic Similarity Score S (x100, reference model R = base)")
     axes.set_ylabel("Polarity Score P (x100)")
     axes.set_title("Polarity P against semantic similarity S, k = 16 (labels: margin λ)", fontsize=11)
@@ -124,6 +126,9 @@ def scatter(records: list[dict], path: Path):  # -> matplotlib.figure.Figure
                 title="shape: base / training data", fontsize=8, title_fontsize=8, loc="lower left",
                 bbox_to_anchor=(1.01, 0.0))
     axes.grid(alpha=0.3)
+    unlabelled = [(axes, 100 * r["scores"]["semantic_similarity_score"], 100 * r["scores"]["polarity_score"])
+                  for r in records if _labels(r)["margin"] is None]  # the reference and SetFit points
+    spread_labels(figure, labels, avoid=unlabelled)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120, metadata={"Software": None})
     return figure
