@@ -1,9 +1,10 @@
 """A model's page in the static site (`SITE/models/<model>.html`): its whole story on one page.
 
 The card (base, recipe, training data, licence, citation: the result's recorded card, and the packaged card's
-text fields), the weights' and each dataset's hashes, the training curve when results/ or the card records
-one, every score with its 95% interval and its in-domain mark, and the paired comparison against its base
-(`report.compare.compare_results`, as `bench compare` does it). Every number links to its result JSON.
+text fields), the weights' and each dataset's hashes, the training curve when one is recorded beside the
+results (`training.json`, of the same weights), every score with its 95% interval and its in-domain mark,
+and the paired comparison against its base (`report.compare.compare_results`, as `bench compare` does it).
+Every number links to its result JSON.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import os
 import re
 from pathlib import Path
 
+from sentibench.report import training_curve
 from sentibench.report.compare import Comparison, compare_results
 from sentibench.report.leaderboard import Board, section
 from sentibench.report.overview import HEADLINE
 from sentibench.results.schema import TaskResult
+from sentibench.results.training_log import TRAINING_FILE, read_training_log
 
 
 def page_name(model: str) -> str:
@@ -37,7 +40,22 @@ def _pct(value: float | None) -> str:
     return "" if value is None else f"{100 * value:.2f}"
 
 
-def _card(board: Board, model: str) -> str:
+def _training_curve(board: Board, model: str, page_dir: Path) -> str:
+    """The curve of the checkpoint these results were made with (`training.json` beside them), or why none."""
+    folder = next(iter(board.by_model[model].values())).path.parent
+    log = read_training_log(folder)
+    if log is None:
+        return "none: no training log is recorded beside these results"
+    weights = {r.provenance.model.weights_sha256 for r in board.by_model[model].values() if r.provenance.model}
+    if log.weights_sha256 not in weights:
+        return "none: the training log beside these results is of other weights"
+    target = Path(os.path.relpath((folder / TRAINING_FILE).resolve(), page_dir.resolve())).as_posix()
+    kept = f"kept step {log.best_step} of {log.steps}" if log.best_step is not None and log.steps else "all steps"
+    return (f'<p>{html.escape(log.method or "training")}: {kept} (<a class="training" href="{html.escape(target)}">'
+            f"{TRAINING_FILE}</a>)</p>{training_curve.svg(log)}")
+
+
+def _card(board: Board, model: str, page_dir: Path) -> str:
     """The card as recorded in the results, with the packaged card's description, licence and citation."""
     from sentibench.models.cards import packaged_cards
 
@@ -63,7 +81,7 @@ def _card(board: Board, model: str) -> str:
     weights = sorted({r.provenance.model.weights_sha256 or "not recorded" for r in board.by_model[model].values()
                       if r.provenance.model is not None})
     fields.append(("weights sha256", "<br>".join(f"<code>{html.escape(w)}</code>" for w in weights) or "not recorded"))
-    fields.append(("training curve", "none: no training log is recorded in results/ or in the card"))
+    fields.append(("training curve", _training_curve(board, model, page_dir)))
     return '<dl class="card">' + "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in fields) + "</dl>"
 
 
@@ -131,7 +149,7 @@ def render_model_page(board: Board, model: str, page_dir: Path) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(model)}: sentibench</title>
 <style>{STYLE}</style></head>
 <body><p><a href="../index.html">&larr; leaderboard</a></p><h1>{html.escape(model)}</h1>
-<h2>Card</h2>{_card(board, model)}
+<h2>Card</h2>{_card(board, model, page_dir)}
 <h2>Scores ({len(results)} tasks)</h2>
 <p>Main score x 100 (each links to its result JSON), its 95% interval, whether the model trained or was
 selected on the dataset (in-domain, marked *), and the hash of the evaluated data.</p>

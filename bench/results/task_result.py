@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from sentibench.core.errors import BenchError, one_line
 from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
+from sentibench.results.training_log import TRAINING_FILE
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 HASHED = "+"
@@ -117,7 +118,8 @@ def read_result(path: Path) -> TaskResult:
 
 
 VERIFICATION_FILE = "verification.json"  # `bench verify`'s record beside a submitted model's results
-NOT_RESULTS = ("model_meta.json", VERIFICATION_FILE)  # MTEB's model record; the verification record
+NOT_RESULTS = ("model_meta.json", VERIFICATION_FILE, TRAINING_FILE)  # MTEB's model record; the verification
+# record; the checkpoint's training curve
 
 
 def iter_results(root: Path) -> list[TaskResult]:

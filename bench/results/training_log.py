@@ -1,0 +1,102 @@
+"""A trained model's training curve beside its results: `<root>/<model>/<revision>/training.json`.
+
+`bench run` copies it from the checkpoint it evaluates (the `training` block the one trainer reports:
+`loss_curve`, window means of the loss and its parts by step, and `history`, the validation score by step),
+so the results folder, and the site rendered from it, show how the weights they score were reached. It
+records the weights' sha256, and is read back through the same strict checks as a result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, field_validator
+
+from sentibench.core.errors import BenchError, one_line
+from sentibench.core.io import atomic_write_json
+from sentibench.results.schema import Typed
+
+TRAINING_FILE = "training.json"
+MAX_POINTS = 100_000
+Curve = Annotated[list[dict[str, float | int]], Field(max_length=MAX_POINTS)]
+
+
+class TrainingLog(Typed):
+    """How a checkpoint was trained: its loss and validation curves by step, and which step was kept."""
+
+    weights_sha256: str | None = None
+    method: str | None = None
+    best_step: int | None = None
+    steps: int | None = None
+    seconds: float | int | None = None
+    loss_curve: Curve = Field(default_factory=list)
+    history: Curve = Field(default_factory=list)
+
+    @field_validator("loss_curve", "history")
+    @classmethod
+    def _finite_points_with_steps(cls, points: list[dict[str, float | int]]) -> list[dict[str, float | int]]:
+        for point in points:
+            if "step" not in point or len(point) < 2:
+                raise ValueError("every point needs a 'step' and at least one value")
+            if not all(isinstance(v, int) or math.isfinite(v) for v in point.values()):
+                raise ValueError("a curve value is not finite")
+        return points
+
+
+def from_checkpoint(folder: Path, report: dict[str, Any], weights_sha256: str | None) -> TrainingLog | None:
+    """The training log of the checkpoint in `folder`: the `training` block of its report (`report`), or of
+    the method's own log beside it (`*_log.json`, as SentiCSE and InfoDCL keep it); None when neither has
+    a curve. Values that are not finite numbers are dropped from their point (a curve, not a record)."""
+    blocks = [report.get("training")]
+    for path in sorted(Path(folder).glob("*_log.json")):
+        try:
+            blocks.append(json.loads(path.read_text(encoding="utf-8")).get("training"))
+        except (OSError, ValueError, AttributeError):
+            continue
+    block = next((b for b in blocks if isinstance(b, dict) and (b.get("loss_curve") or b.get("history"))), None)
+    if block is None:
+        return None
+
+    def curve(points: Any) -> list[dict[str, float | int]]:
+        kept = []
+        for point in points if isinstance(points, list) else []:
+            if not isinstance(point, dict) or not isinstance(point.get("step"), int):
+                continue
+            values = {k: v for k, v in point.items() if isinstance(k, str) and isinstance(v, (int, float))
+                      and not isinstance(v, bool) and math.isfinite(v)}
+            if len(values) >= 2:
+                kept.append(values)
+        return kept[:MAX_POINTS]
+
+    def number(value: Any, kind: type) -> Any:
+        return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+    recipe = report.get("recipe") if isinstance(report.get("recipe"), dict) else {}
+    method = number(report.get("method"), str) or number(recipe.get("method"), str)
+    return TrainingLog(weights_sha256=weights_sha256, method=method,
+                       best_step=number(block.get("best_step"), int), steps=number(block.get("steps"), int),
+                       seconds=number(block.get("seconds"), (int, float)), loss_curve=curve(block.get("loss_curve")),
+                       history=curve(block.get("history")))
+
+
+def write_training_log(folder: Path, log: TrainingLog) -> Path:
+    path = Path(folder) / TRAINING_FILE
+    atomic_write_json(path, log.to_json())
+    return path
+
+
+def read_training_log(folder: Path) -> TrainingLog | None:
+    """The folder's training log, validated, or None when it has none; a bad file is a one-line error."""
+    path = Path(folder) / TRAINING_FILE
+    if not path.is_file():
+        return None
+    try:
+        return TrainingLog.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BenchError(f"training log {path} cannot be read ({error})") from None
+    except ValidationError as error:
+        raise BenchError(f"training log {path} is not valid ({one_line(error)}); delete it or re-run the "
+                         "model with --overwrite-strategy always") from None
