@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sentibench.results.task_result import iter_results
+from sentibench.results.task_result import iter_results, recorded_weights
+from sentibench.results.training_log import TRAINING_FILE, read_training_log
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -34,6 +35,17 @@ def test_every_committed_result_is_full_and_from_a_clean_tree(committed):
         assert provenance.git_commit, f"{where}: no commit recorded"
         assert not provenance.from_dirty_tree, f"{where}: made from a tree with uncommitted changes"
         assert provenance.model is not None and provenance.dataset is not None, f"{where}: provenance missing"
+
+
+def test_every_committed_training_log_is_valid_and_of_its_folders_weights(committed):
+    weights: dict[Path, set] = {}
+    for result in committed:
+        weights.setdefault(result.path.parent, set()).add(recorded_weights(result))
+    logs = sorted(RESULTS.rglob(TRAINING_FILE))
+    for path in logs:
+        log = read_training_log(path.parent)
+        assert log.loss_curve or log.history, f"{path}: no curve"
+        assert weights.get(path.parent) == {log.weights_sha256}, f"{path}: not the weights of its folder's results"
 
 
 def _full_checkout() -> bool:
