@@ -17,7 +17,7 @@ import pytest
 mteb = pytest.importorskip("mteb")
 
 from sentibench.results.schema import TaskResult  # noqa: E402
-from sentibench.results.task_result import iter_results  # noqa: E402
+from sentibench.results.task_result import NOT_RESULTS, iter_results  # noqa: E402
 
 COMMITTED_RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -118,7 +118,8 @@ def exported(tmp_path_factory):
 
 def test_every_exported_score_reads_back_as_recorded(exported):
     # every committed result but the align-* ones (no MTEB task type: not exported) is read back
-    expected = [p for p in COMMITTED_RESULTS.rglob("*.json") if not p.name.startswith("align-")]
+    expected = [p for p in COMMITTED_RESULTS.rglob("*.json")
+                if not p.name.startswith("align-") and p.name not in NOT_RESULTS]
     assert len(expected) > 300 and _assert_scores_read_back(COMMITTED_RESULTS, exported) == len(expected)
 
 
@@ -150,10 +151,15 @@ def test_the_sentibench_benchmark_is_the_required_suite_and_gives_a_benchmark_re
     sts = [r.main_score() for r in minilm if TYPE_BY_PREFIX[r.task_name.split("-")[0]] == "STS"]
     assert len(sts) == 6  # five SgTS and STS-B: every STS-type task of the benchmark
     assert table.loc[MINILM, "STS"] == pytest.approx(mean(sts), abs=1e-12)
-    # mteb's summary table lists only models in mteb's own model registry (its leaderboard's join); the
-    # committed results miss probe/retrieval on vader-nyt, so Classification, Retrieval and the means are NaN
+    # mteb aggregates a model only when it has every task of the benchmark (else None everywhere). The
+    # committed all-MiniLM-L6-v2 has the whole required suite; tasks other tests register in this session's
+    # suite (fixture datasets) are ones it lacks
     scores = loaded.get_aggregated_scores()[MINILM]
-    assert scores["STSBenchmark"] is None and scores["Rank"] is None  # mteb: missing tasks -> None everywhere
+    if {MTEB_NAMES.get(r.task_name, r.task_name) for r in minilm} == expected:
+        assert scores["Mean(Task)"] == pytest.approx(mean(r.main_score() for r in minilm), abs=1e-12)
+        assert scores["STS"] == pytest.approx(mean(sts), abs=1e-12) and isinstance(scores["Rank"], int)
+    else:
+        assert scores["Rank"] is None
 
 
 def test_a_folder_model_and_an_in_process_model_export_and_read_back(tmp_path, fixture_task, fake_encoder,
