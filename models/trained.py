@@ -97,11 +97,7 @@ class TrainedWith:
 
     def differences(self, folder: Path) -> list[str]:
         """How the training report of the finished checkpoint in `folder` differs from this, one entry each."""
-        try:
-            report = json.loads((folder / DONE_FILE).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
-            report = None
-        return self.differences_from(report)
+        return self.differences_from(training_report(folder))
 
     def differences_from(self, report: Any) -> list[str]:
         """How a training report (or a record holding its `config`) differs from this, one entry each."""
@@ -122,6 +118,34 @@ class TrainedWith:
                 found.append(f"{json.dumps(key)}={'(none)' if before is missing else json.dumps(before)} "
                              f"(now {'(none)' if now is missing else json.dumps(now)})")
         return found
+
+
+def training_report(folder: Path) -> Any:
+    """The parsed training report of the finished checkpoint in `folder`, or None when it is missing or does
+    not parse (callers check its shape)."""
+    try:
+        return json.loads((Path(folder) / DONE_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def training_trace(folder: Path) -> dict[str, Any] | None:
+    """How the checkpoint in `folder` was reached: the one trainer's `training` block (`loss_curve`,
+    `history`, `best_step`, ...) from its report, or from the method's own log beside it (`<method>_log.json`,
+    where SentiCSE and InfoDCL keep it), with `method` added; None when neither holds a curve."""
+    report = training_report(folder)
+    report = report if isinstance(report, dict) else {}
+    blocks = [report.get("training")]
+    for path in sorted(Path(folder).glob("*_log.json")):
+        try:
+            blocks.append(json.loads(path.read_text(encoding="utf-8")).get("training"))
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            continue
+    block = next((b for b in blocks if isinstance(b, dict) and (b.get("loss_curve") or b.get("history"))), None)
+    if block is None:
+        return None
+    recipe = report.get("recipe") if isinstance(report.get("recipe"), dict) else {}
+    return {**block, "method": report.get("method") or recipe.get("method")}
 
 
 def trained_with(recipe: dict[str, Any], revision: str | None = None) -> TrainedWith:

@@ -13,7 +13,7 @@ from test_training_core import BagEncoder
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
 from sentibench.results.task_result import iter_results, read_result
-from sentibench.results.training_log import TRAINING_FILE, from_checkpoint, read_training_log
+from sentibench.results.training_log import TRAINING_FILE, from_trace, read_training_log
 from sentibench.training.checkpoint import save_module_checkpoint
 from sentibench.training.methods import Method, register_method
 
@@ -35,7 +35,9 @@ register_method(Method("test-bag-curve", presets=("cpu",), entry_point=f"{__name
 
 
 def test_a_trained_models_curve_lands_beside_its_results_and_on_its_page(fixture_task, tmp_path, sentibench_home):
-    assert main(["train", "test-bag-curve", "--data", "fixture-reviews", "--name", "curved"]) == 0
+    checkpoint = tmp_path / "checkpoint"  # not the session's cache: other tests count the checkpoints there
+    assert main(["train", "test-bag-curve", "--data", "fixture-reviews", "--name", "curved", "--output",
+                 str(checkpoint)]) == 0
     out = tmp_path / "results"
     assert main(["run", "-m", "curved", "-t", "sgts-fixture-reviews", "--output-folder", str(out)]) == 0
     (result,) = iter_results(out)  # training.json is not taken for a result
@@ -61,15 +63,21 @@ def test_a_trained_models_curve_lands_beside_its_results_and_on_its_page(fixture
     assert read_result(result.path).main_score() == result.main_score()
 
 
-def test_the_curve_is_read_from_the_report_or_the_methods_own_log(tmp_path):
-    report = {"method": "m", "training": {**CURVE, "loss_curve": [{"step": 1, "loss": float("nan"), "n": 4.0},
-                                                                   {"step": "2", "loss": 1.0}, {"step": 3}]}}
-    log = from_checkpoint(tmp_path, report, "ab")
-    assert log.loss_curve == [{"step": 1, "n": 4.0}], "non-finite values, bad steps and empty points dropped"
-    assert from_checkpoint(tmp_path, {"method": "m"}, None) is None, "no curve anywhere: no log"
+def test_the_trace_is_read_from_the_report_or_the_methods_own_log_and_cleaned(tmp_path):
+    from sentibench.models.trained import DONE_FILE, training_trace
+
+    (tmp_path / DONE_FILE).write_text(json.dumps({"method": "m", "training": {
+        **CURVE, "loss_curve": [{"step": 1, "loss": None, "n": 4.0}, {"step": "2", "loss": 1.0}, {"step": 3}]}}))
+    trace = training_trace(tmp_path)
+    assert trace["method"] == "m" and trace["best_step"] == 20
+    log = from_trace(trace, "ab")
+    assert log.loss_curve == [{"step": 1, "n": 4.0}], "non-numbers, bad steps and empty points dropped"
+    assert log.history == CURVE["history"] and log.weights_sha256 == "ab"
+    (tmp_path / DONE_FILE).write_text(json.dumps({"recipe": {"method": "senticse"}}))
+    assert training_trace(tmp_path) is None, "no curve anywhere: no trace"
     (tmp_path / "senticse_log.json").write_text(json.dumps({"training": CURVE}))
-    log = from_checkpoint(tmp_path, {"recipe": {"method": "senticse"}}, None)
-    assert log.method == "senticse" and log.history == CURVE["history"]
+    trace = training_trace(tmp_path)
+    assert trace["method"] == "senticse" and from_trace(trace, None).history == CURVE["history"]
 
 
 @pytest.mark.parametrize("content, problem", [

@@ -1,1 +1,1 @@
-"""The foundation every layer may use: errors, paths, atomic files, the executor seam."""
+"""The foundation every layer may use: errors, paths, atomic files, the executor seam, scatter labels."""

@@ -21,6 +21,7 @@ from sentibench.report.compare import Comparison, compare_results
 from sentibench.report.leaderboard import Board, section
 from sentibench.report.overview import HEADLINE
 from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import recorded_weights
 from sentibench.results.training_log import TRAINING_FILE, read_training_log
 
 
@@ -46,8 +47,7 @@ def _training_curve(board: Board, model: str, page_dir: Path) -> str:
     log = read_training_log(folder)
     if log is None:
         return "none: no training log is recorded beside these results"
-    weights = {r.provenance.model.weights_sha256 for r in board.by_model[model].values() if r.provenance.model}
-    if log.weights_sha256 not in weights:
+    if log.weights_sha256 not in {recorded_weights(r) for r in board.by_model[model].values()}:
         return "none: the training log beside these results is of other weights"
     target = Path(os.path.relpath((folder / TRAINING_FILE).resolve(), page_dir.resolve())).as_posix()
     kept = f"kept step {log.best_step} of {log.steps}" if log.best_step is not None and log.steps else "all steps"

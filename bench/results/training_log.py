@@ -1,6 +1,6 @@
 """A trained model's training curve beside its results: `<root>/<model>/<revision>/training.json`.
 
-`bench run` copies it from the checkpoint it evaluates (the `training` block the one trainer reports:
+`bench run` records it from the checkpoint it evaluates (the `training` block the one trainer reports:
 `loss_curve`, window means of the loss and its parts by step, and `history`, the validation score by step),
 so the results folder, and the site rendered from it, show how the weights they score were reached. It
 records the weights' sha256, and is read back through the same strict checks as a result.
@@ -46,19 +46,10 @@ class TrainingLog(Typed):
         return points
 
 
-def from_checkpoint(folder: Path, report: dict[str, Any], weights_sha256: str | None) -> TrainingLog | None:
-    """The training log of the checkpoint in `folder`: the `training` block of its report (`report`), or of
-    the method's own log beside it (`*_log.json`, as SentiCSE and InfoDCL keep it); None when neither has
-    a curve. Values that are not finite numbers are dropped from their point (a curve, not a record)."""
-    blocks = [report.get("training")]
-    for path in sorted(Path(folder).glob("*_log.json")):
-        try:
-            blocks.append(json.loads(path.read_text(encoding="utf-8")).get("training"))
-        except (OSError, ValueError, AttributeError):
-            continue
-    block = next((b for b in blocks if isinstance(b, dict) and (b.get("loss_curve") or b.get("history"))), None)
-    if block is None:
-        return None
+def from_trace(trace: dict[str, Any], weights_sha256: str | None) -> TrainingLog:
+    """The record of a checkpoint's training trace (`models.trained.training_trace`) for the results made with
+    `weights_sha256`. Points without an integer step, values that are not finite numbers, and points left
+    with no value are dropped (a curve, not a record of every field)."""
 
     def curve(points: Any) -> list[dict[str, float | int]]:
         kept = []
@@ -71,15 +62,13 @@ def from_checkpoint(folder: Path, report: dict[str, Any], weights_sha256: str | 
                 kept.append(values)
         return kept[:MAX_POINTS]
 
-    def number(value: Any, kind: type) -> Any:
+    def number(value: Any, kind: type | tuple[type, ...]) -> Any:
         return value if isinstance(value, kind) and not isinstance(value, bool) else None
 
-    recipe = report.get("recipe") if isinstance(report.get("recipe"), dict) else {}
-    method = number(report.get("method"), str) or number(recipe.get("method"), str)
-    return TrainingLog(weights_sha256=weights_sha256, method=method,
-                       best_step=number(block.get("best_step"), int), steps=number(block.get("steps"), int),
-                       seconds=number(block.get("seconds"), (int, float)), loss_curve=curve(block.get("loss_curve")),
-                       history=curve(block.get("history")))
+    return TrainingLog(weights_sha256=weights_sha256, method=number(trace.get("method"), str),
+                       best_step=number(trace.get("best_step"), int), steps=number(trace.get("steps"), int),
+                       seconds=number(trace.get("seconds"), (int, float)), loss_curve=curve(trace.get("loss_curve")),
+                       history=curve(trace.get("history")))
 
 
 def write_training_log(folder: Path, log: TrainingLog) -> Path:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import tempfile
 import time
@@ -25,7 +24,7 @@ from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare, smoke_trained
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel, as_model
-from sentibench.models.trained import DONE_FILE
+from sentibench.models.trained import training_trace
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
     NOT_RESULTS,
@@ -37,7 +36,7 @@ from sentibench.results.task_result import (
     weights_by_task,
     write_result,
 )
-from sentibench.results.training_log import TrainingLog, from_checkpoint, write_training_log
+from sentibench.results.training_log import from_trace, write_training_log
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
@@ -353,22 +352,10 @@ class OneWeightsPerFolder:
                              "always, or give the card a new revision")
 
 
-def checkpoint_training_log(card: ModelCard) -> TrainingLog | None:
-    """The training curve of a trained card's checkpoint (its report's `training` block), if it has one."""
-    if card.loader != "trained" or not card.checkpoint:
-        return None
-    folder = Path(card.checkpoint)
-    try:
-        report = json.loads((folder / DONE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return from_checkpoint(folder, report if isinstance(report, dict) else {}, None)
-
-
 def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed, progress: str,
-            guard: OneWeightsPerFolder, training_logs: dict[Path, TrainingLog]) -> None:
+            guard: OneWeightsPerFolder, traces: dict[Path, dict]) -> None:
     """The driver's side of an item: write its result (atomically; the driver is the only writer), and with
-    the first result written into a folder, the training log of the checkpoint that made it."""
+    the first result written into a folder, the training log of the checkpoint that made it (`traces`)."""
     if isinstance(outcome, ItemFailed):
         outcome = ItemOutcome(problem=outcome.message)
     report.encoded += outcome.encoded
@@ -379,10 +366,9 @@ def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed,
         else:  # never leave an older run's values beside a new result
             units_path(item.path).unlink(missing_ok=True)
         write_result(item.path, outcome.result)
-        log = training_logs.pop(item.path.parent, None)
-        if log is not None:
-            write_training_log(item.path.parent,
-                               log.model_copy(update={"weights_sha256": recorded_weights(outcome.result)}))
+        trace = traces.pop(item.path.parent, None)
+        if trace is not None:
+            write_training_log(item.path.parent, from_trace(trace, recorded_weights(outcome.result)))
         report.written.append(item.path)
         print(f"{progress} {item.label}: done -> {item.path}", file=sys.stderr)
     elif outcome.unavailable:
@@ -410,7 +396,7 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
                            intervals)
     report = RunReport()
     guard = OneWeightsPerFolder()
-    training_logs: dict[Path, TrainingLog] = {}
+    traces: dict[Path, dict] = {}  # results folder -> how its checkpoint was trained
     jobs = []
     for model in models:
         if not isinstance(model, (str, Path, ModelCard)):
@@ -435,11 +421,11 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
             refuse_dirty_committed_results(output_folder)
             guard.expect(pending[0].path.parent, {item.path for item in pending})
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
-            log = checkpoint_training_log(card)
-            if log is not None:
-                training_logs[pending[0].path.parent] = log
+            trace = training_trace(Path(card.checkpoint)) if card.loader == "trained" and card.checkpoint else None
+            if trace is not None:
+                traces[pending[0].path.parent] = trace
             jobs += _jobs(pending, model, card, settings)
     total = sum(len(job.items) for job in jobs)
     for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
-        _record(report, item, outcome, f"[{done}/{total}]", guard, training_logs)
+        _record(report, item, outcome, f"[{done}/{total}]", guard, traces)
     return report
