@@ -52,8 +52,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sentibench.tasks.registry import resolve
 
     models = _split_names(args.model, "model") if args.model is not None else [DEFAULT_MODEL]
-    tasks = resolve(expand_required(_split_names(args.tasks, "task")) if args.tasks is not None
-                    else list(DEFAULT_TASKS))
+    if args.benchmark is not None and args.tasks is not None:
+        raise BenchError("give -b/--benchmark or -t/--tasks, not both (a benchmark is its own task list)")
+    names = (["required"] if args.benchmark is not None else _split_names(args.tasks, "task") if args.tasks is not None
+             else list(DEFAULT_TASKS))
+    tasks = resolve(expand_required(names, args.benchmark))
     executor = get_executor(args.executor, args.address)
     started = time.perf_counter()
     report = run(models, tasks, Path(args.output_folder), overwrite=args.overwrite_strategy, seed=args.seed,
@@ -72,7 +75,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from sentibench.report.leaderboard import write_leaderboard
+    from sentibench.tasks.benchmarks import get_benchmark
 
+    get_benchmark(args.benchmark)  # an unknown name fails here, before anything is read
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
     if not any(Path(args.results).rglob("*.json")):
@@ -81,15 +86,17 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         from sentibench.report.leaderboard import build
         from sentibench.report.tradeoff import write_png
 
-        print(f"wrote {write_png(build(Path(args.results)), Path(args.scatter))}", file=sys.stderr)
+        board = build(Path(args.results), args.benchmark, args.include_in_domain)
+        print(f"wrote {write_png(board, Path(args.scatter))}", file=sys.stderr)
         return 0
     if args.html:
         from sentibench.report.leaderboard_html import write_html
 
-        page = write_html(Path(args.results), Path(args.html), Path(args.figures) if args.figures else None)
+        page = write_html(Path(args.results), Path(args.html), Path(args.figures) if args.figures else None,
+                          args.benchmark, args.include_in_domain)
         print(f"wrote {page} and a page per model under {Path(args.html) / 'models'}", file=sys.stderr)
         return 0
-    write_leaderboard(Path(args.results), Path(args.output))
+    write_leaderboard(Path(args.results), Path(args.output), args.benchmark, args.include_in_domain)
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -130,6 +137,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         rows = [(c.name, c.loader, c.revision, c.embedding_size, c.hub_id or "", ",".join(c.training_data[:3]))
                 for c in all_cards().values()]
         headers = ["model", "loader", "revision", "dim", "hub id", "training data"]
+    elif args.what == "benchmarks":
+        from sentibench.tasks.benchmarks import BENCHMARKS, CURRENT
+
+        rows = [(b.name + (" (current)" if b.name == CURRENT else ""), len(b.tasks),
+                 ", ".join(f"{a.name} {len(a.tasks)}" for a in b.axes), len(b.diagnostics), b.released,
+                 b.derived_from or "", b.manifest_sha256[:12]) for b in BENCHMARKS.items().values()]
+        headers = ["benchmark", "tasks", "axes (tasks)", "diagnostics", "released", "derived from", "manifest"]
     elif args.what == "datasets":
         from sentibench.data import dataset_names, get_spec
 
@@ -232,7 +246,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     from sentibench.submission.submit import submit
 
     folder, weights = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
-                             archive=args.archive, replace=args.replace)
+                             archive=args.archive, replace=args.replace, benchmark=args.benchmark)
     print(f"wrote {folder}" + (f" and {folder.with_suffix('.zip')}" if args.archive else "")
           + f"; {weights}; check it with `bench verify {folder}`")
     return 0
@@ -317,7 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate models on tasks (default: all-minilm-l6-v2 on the default suite)")
     run.add_argument("-m", "--model", help="comma-separated model cards, local folders or hub ids")
     run.add_argument("-t", "--tasks", help="comma-separated task or group names (see `bench list tasks`); "
-                                           "`required`: the suite a submission needs (docs/submitting.md)")
+                                           "`required`: the current benchmark's tasks (sentibench-v1)")
+    run.add_argument("-b", "--benchmark", help="run a benchmark's tasks, e.g. sentibench-lite-v1 (see `bench list "
+                                               "benchmarks`; instead of -t)")
     run.add_argument("--batch-size", type=at_least(1), default=32)
     run.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     run.add_argument("--dtype", choices=DTYPES,
@@ -346,6 +362,10 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--output", default="leaderboard.md")
     board.add_argument("--html", metavar="SITE", help="write a static web page SITE/index.html instead")
     board.add_argument("--figures", default="docs/figures", help="PNG figures to embed in the web page")
+    board.add_argument("--benchmark", help="the benchmark the overview ranks (default: the current release, "
+                                           "sentibench-v1; see `bench list benchmarks`)")
+    board.add_argument("--include-in-domain", action="store_true",
+                       help="count in-domain results (a model trained on the task's dataset) in the headline axes")
     board.add_argument("--scatter", metavar="PNG", help="write the trade-off scatter (SgTS and retrieval P "
                                                         "against STS-B and S) as a PNG instead")
     board.set_defaults(func=cmd_leaderboard)
@@ -361,8 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     comparing.add_argument("--format", default="github", help="tabulate table format: github, latex, plain ...")
     comparing.set_defaults(func=cmd_compare)
 
-    listing = sub.add_parser("list", help="list tasks, models, datasets or methods")
-    listing.add_argument("what", choices=["tasks", "models", "datasets", "methods"])
+    listing = sub.add_parser("list", help="list tasks, benchmarks, models, datasets or methods")
+    listing.add_argument("what", choices=["tasks", "benchmarks", "models", "datasets", "methods"])
     listing.set_defaults(func=cmd_list)
 
     data = sub.add_parser("data", help="dataset commands").add_subparsers(dest="data_command", required=True)
@@ -405,6 +425,8 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("name", help="the model card's name")
     send.add_argument("--results", default="results", help="results folder holding the model's results")
     send.add_argument("--output", default="submissions", help="folder to write the submission under")
+    send.add_argument("--benchmark", help="the benchmark the submission answers: its tasks are the ones required "
+                                          "and re-run by `bench verify` (default: sentibench-v1)")
     send.add_argument("--with-weights", action="store_true", help="include the checkpoint's safetensors")
     send.add_argument("--archive", action="store_true", help="also write NAME.zip")
     send.add_argument("--replace", action="store_true",

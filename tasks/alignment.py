@@ -77,7 +77,7 @@ def alignment_family(spec: DatasetSpec) -> AlignmentUniformity | None:
         "and tolerance (mean same-label cosine; main) of L2-normalised embeddings of up to 2,000 test sentences.",
         reference="Wang & Isola (2020); Wang & Liu (2021); SentiCSE (Kim et al. 2024) A.4; InfoDCL (Zhang et al. "
                   "2023) Appendix G",
-        groups=("align",), required=spec.offline))
+        groups=("align",)))
 
 
 register_family("align", alignment_family)

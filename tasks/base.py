@@ -9,8 +9,8 @@ an older protocol are never mixed with new ones (`bench run` recomputes them). I
 a re-run's main score may be from a stored one (`bench reproduce`, `bench verify`): re-running the same
 code, data, weights and seed differs only by floating-point order (batch padding, BLAS threads), which
 moves a rank correlation or a held-out accuracy by well under 0.005; fine-tuning tasks amplify that
-through training and state 0.02. Whether a task is in the required suite (what every submission must
-score) is the task's own `required`, and its MTEB task type follows from its `type`.
+through training and state 0.02. Which tasks a submission must score is not the task's to say: a benchmark
+lists its tasks (`tasks/benchmarks.py`). Its MTEB task type follows from its `type`.
 """
 
 from __future__ import annotations
@@ -52,10 +52,6 @@ class TaskMetadata:
     lower_is_better: tuple[str, ...] = ()  # metrics where smaller is better (all others: greater is better)
     fine_tunes: bool = False  # trains the model under test: its own executor unit, optional in a submission
     tolerance: float = 0.005  # |re-run - stored| main score allowed by `bench reproduce` and `bench verify`
-    # In the required suite (what every submission must score). The built-in families set it for the
-    # frozen tasks of their default group on datasets that ship offline (a hub-only dataset cannot be
-    # asked of a submitter or re-run by a verifier); a task that fine-tunes cannot be required.
-    required: bool = False
 
     def __post_init__(self) -> None:
         problems = []
@@ -73,8 +69,6 @@ class TaskMetadata:
             problems.append("version must be a positive integer")
         if not 0 <= self.tolerance < 1:
             problems.append("tolerance must be in [0, 1)")
-        if self.required and self.fine_tunes:
-            problems.append("a task that fine-tunes cannot be required (it is optional in a submission)")
         if problems:
             raise BenchError(f"task '{self.name}': {'; '.join(problems)}")
 

@@ -216,8 +216,7 @@ class FewShotTask(Task):
     """One protocol at one K/N on one dataset, fine-tuned (or, `frozen=True`, logistic regression)."""
 
     def __init__(self, protocol: FewShotProtocol, size: int, dataset: str, frozen: bool = False,
-                 test_cap: int | None = None, groups: tuple[str, ...] = (), note: str = "",
-                 required: bool = False) -> None:
+                 test_cap: int | None = None, groups: tuple[str, ...] = (), note: str = "") -> None:
         self.protocol, self.size, self.frozen, self.test_cap = protocol, size, frozen, test_cap
         letter = "k" if protocol.per_class else "n"
         shots = f"K={size} per class" if protocol.per_class else f"N={size}"
@@ -233,8 +232,7 @@ class FewShotTask(Task):
                         f"mean over seeds.{' ' + note if note else ''}",
             reference=protocol.reference, groups=groups, fine_tunes=not frozen,
             tolerance=0.005 if frozen else FINE_TUNED_TOLERANCE,
-            version=FROZEN_VERSION if frozen else protocol.version,
-            required=required)
+            version=FROZEN_VERSION if frozen else protocol.version)
 
     @property
     def frozen_name(self) -> str:
@@ -405,8 +403,7 @@ def fewshot_family(spec: DatasetSpec) -> list[FewShotTask] | None:
                          f"In '{own}', not in the default group 'fewshot' (too slow on a 2-core CPU).")
                 note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + where
                 tasks.append(FewShotTask(protocol, size, spec.name, frozen=frozen, test_cap=cap, note=note,
-                                         groups=("fewshot", own) if default else (own,),
-                                         required=frozen and default and spec.offline))
+                                         groups=("fewshot", own) if default else (own,)))
     for protocol in POOLED_LINEAR_PROTOCOLS:
         for size in protocol.sizes:
             note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + (

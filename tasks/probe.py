@@ -114,7 +114,7 @@ def probe_family(spec: DatasetSpec) -> LinearProbe | None:
         description=f"Linear probe (logistic regression, L2 tuned on dev) on frozen embeddings of {spec.name} "
                     f"({len(spec.label_names)} classes).{how}",
         reference="SentEval (Conneau & Kiela 2018) linear-probe protocol; SentiCSE (Kim et al. 2024) §4.4",
-        groups=("probe",), required=spec.offline), folds=folds, max_train=spec.max_examples, max_eval=spec.max_examples)
+        groups=("probe",)), folds=folds, max_train=spec.max_examples, max_eval=spec.max_examples)
 
 
 register_family("probe", probe_family)

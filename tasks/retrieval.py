@@ -81,7 +81,7 @@ def retrieval_family(spec: DatasetSpec) -> PolarityRetrieval | None:
         "from a train lookup 5x the test size; Polarity Score P, Semantic Similarity Score S (reference model R), "
         "P@k, MRR@k, nDCG@10.",
         reference="Polarity-aware retrieval paper §3.1 (Eq. 1-2), §3.2 / Table 1",
-        groups=("retrieval",), required=True))
+        groups=("retrieval",)))
 
 
 register_family("retrieval", retrieval_family)

@@ -173,7 +173,7 @@ def senteval_family(spec: DatasetSpec) -> SentEvalTransfer | None:
                     f"({protocol}).",
         reference="SentEval (Conneau & Kiela 2018); InfoDCL (Zhang et al., 2023) E.6; polarity-aware "
                   "retrieval paper, Table 7",
-        groups=("senteval",), required=spec.offline), protocol=protocol)
+        groups=("senteval",)), protocol=protocol)
 
 
 register_family("senteval", senteval_family)

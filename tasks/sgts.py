@@ -40,7 +40,7 @@ class SgTSTask(Task):
     """SgTS on one dataset's test split, under the all-pairs design (or SentiCSE's, `design="paper"`)."""
 
     def __init__(self, dataset: str, max_per_class: int | None = None, split: str = "test",
-                 design: Design = "all-pairs", required: bool = False) -> None:
+                 design: Design = "all-pairs") -> None:
         self.max_per_class, self.design = max_per_class, design
         paper = design == "paper"
         cap = f" over at most {max_per_class} sentences per class" if max_per_class else ""
@@ -51,7 +51,7 @@ class SgTSTask(Task):
                         "the two sentences share a polarity (1) or not (0); "
                         + ("SentiCSE's design: each sentence of the balanced set in one pair" if paper
                            else "every pair of a balanced sentence set") + cap + ".",
-            reference="SentiCSE (Kim et al., 2024), §2", required=required,
+            reference="SentiCSE (Kim et al., 2024), §2",
         )
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
@@ -78,11 +78,11 @@ class SgTSTask(Task):
 
 
 def sgts_family(spec: DatasetSpec) -> list[SgTSTask] | None:
-    """Every binary sentiment dataset, packaged or on the Hub only (then not required: it runs where the
-    Hugging Face cache or endpoint can serve it); a long-text set is capped at `max_examples` per polarity."""
+    """Every binary sentiment dataset, packaged or on the Hub only (a hub-only one runs where the Hugging Face
+    cache or endpoint can serve it); a long-text set is capped at `max_examples` per polarity."""
     if spec.is_binary and spec.has("sentiment"):
-        return [SgTSTask(spec.name, max_per_class=spec.max_examples, design=design,
-                         required=spec.offline and design == "all-pairs") for design in ("all-pairs", "paper")]
+        return [SgTSTask(spec.name, max_per_class=spec.max_examples, design=design)
+                for design in ("all-pairs", "paper")]
     return None
 
 

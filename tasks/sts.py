@@ -94,8 +94,7 @@ def sts_family(spec: DatasetSpec) -> STS | None:
         name=f"sts-{spec.name}", type="STS", dataset=spec.name, eval_splits=splits, main_score="cosine_spearman",
         description=f"{spec.display_title}: Spearman (main) and Pearson correlation of cosine similarity with "
                     "gold scores.",
-        reference="SIFTER (Yu et al.) §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",),
-        required=spec.offline))
+        reference="SIFTER (Yu et al.) §5.2; MTEB STS (Muennighoff et al. 2023)", groups=("sts",)))
 
 
 register_family("sts", sts_family)

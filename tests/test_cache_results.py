@@ -127,7 +127,7 @@ def test_leaderboard_tables_marks_and_determinism(tmp_path):
     assert text == render(tmp_path), "same results, same bytes"
     rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in _group_lines(text) if line.startswith("| ")]
     assert rows[0] == ["model", "rank", "average", "coverage", "sgts-imdb", "sgts-mr"]
-    assert rows[1] == ["a", "1.00", "40.00", "2/2", "**30.00**", "**50.00\\***"]
+    assert rows[1] == ["a", "", "", "2/2", "**30.00**", "**50.00\\***"], "one complete row: a rank among one is none"
     assert rows[2] == ["b", "", "", "1/2", "", "10.00"], "not ranked on 1 of 2 columns; no units: no mark"
     assert "| c " not in text, "smoke runs (--limit) stay off the leaderboard"
 

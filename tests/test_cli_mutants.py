@@ -193,9 +193,10 @@ def test_reproduce_shows_each_line_before_the_next_result_is_re_run(monkeypatch)
 
 
 @pytest.mark.parametrize("flags, expected", [
-    ([], ({"with_weights": False, "archive": False, "replace": False}, "")),
-    (["--with-weights", "--archive", "--replace"],
-     ({"with_weights": True, "archive": True, "replace": True}, " and {folder}.zip")),
+    ([], ({"with_weights": False, "archive": False, "replace": False, "benchmark": None}, "")),
+    (["--with-weights", "--archive", "--replace", "--benchmark", "sentibench-lite-v1"],
+     ({"with_weights": True, "archive": True, "replace": True, "benchmark": "sentibench-lite-v1"},
+      " and {folder}.zip")),
 ])
 def test_submit_passes_its_options_and_names_what_it_wrote(tmp_path, capsys, monkeypatch, flags, expected):
     calls: list[tuple] = []

@@ -8,13 +8,13 @@ import pytest
 from approx import flat
 
 from sentibench.evaluation.units import UnitValues, units_path
-from sentibench.report import overview as overview_module
 from sentibench.report.leaderboard import build, render
 from sentibench.results.task_result import result_path, task_result, write_result
+from sentibench.tasks.benchmarks import Axis, Benchmark, BenchmarkTask
 from sentibench.tasks.registry import all_tasks
 
 GROUPS = {"sgts": ["sgts-imdb", "sgts-mr"], "probe": ["probe-mr"], "retrieval": ["retrieval-mr"],
-          "sts": ["sts-stsb"]}  # a small required suite: 5 tasks, SgTS first
+          "sts": ["sts-stsb"]}  # a small benchmark: 5 tasks, SgTS first; Sentiment = the first four, Meaning = STS-B
 METRIC = {"sgts": "cosine_spearman", "probe": "accuracy", "retrieval": "polarity_score", "sts": "cosine_spearman"}
 MODELS = {"minilm": {"name": "minilm", "loader": "sentence-transformers"},
           "tuned": {"name": "tuned", "loader": "trained", "base": "minilm", "recipe": {"method": "m"}},
@@ -34,7 +34,20 @@ SIMILARITY = {"minilm": 0.50, "tuned": 0.41, "random": 0.05}  # retrieval's sema
 
 @pytest.fixture(autouse=True)
 def small_suite(monkeypatch):
-    monkeypatch.setattr(overview_module, "required_groups", lambda: dict(GROUPS))
+    """A benchmark of the five tasks, pinned to the hand-written results' dataset hashes, as the current one."""
+    from sentibench.tasks import benchmarks
+
+    tasks = [name for names in GROUPS.values() for name in names]
+    small = Benchmark(
+        name="small-v1", description="A small test benchmark.", released="2026-11-27", citation="test",
+        tasks=tuple(BenchmarkTask(t, all_tasks()[t].metadata.version, t.split("-", 1)[1], f"{t}-data") for t in tasks),
+        axes=(Axis("Sentiment", "polarity", tuple(tasks[:4])), Axis("Meaning", "semantics", ("sts-stsb",))),
+        diagnostics=())
+    saved = benchmarks.BENCHMARKS.snapshot()
+    benchmarks.register_benchmark(small)
+    monkeypatch.setattr(benchmarks, "CURRENT", "small-v1")
+    yield small
+    benchmarks.BENCHMARKS.restore(saved)
 
 
 def _group(task: str) -> str:
@@ -79,23 +92,79 @@ def _table(text: str, heading: str) -> list[list[str]]:
     return rows
 
 
-def test_overview_ranks_only_full_coverage_and_lists_the_rest_apart(results):
+def test_overview_leads_with_the_axes_zero_shot_and_lists_partial_coverage_apart(results):
     text = render(results)
-    assert text.index("## Overview") < text.index("## sgts") < text.index("## probe"), "overview, then SgTS first"
-    ranked = _table(text, "### Full coverage of the required suite (3 models, ranked)")
-    assert ranked[0] == ["rank", "model", "kind", "sgts (2)", "probe (1)", "retrieval (1)", "sts (1)"]
-    # Group ranks: sgts tuned > minilm > random; probe tuned > minilm > random; retrieval tuned > minilm >
-    # random; sts minilm > tuned > random. Mean ranks: tuned (1+1+1+2)/4 = 1.25, minilm 1.75, random 3.
-    # No unit values stored: a group's interval is the normal combination, half-width sqrt(n h^2)/n = h/sqrt(n).
-    h2 = 100 * 0.02 / np.sqrt(2)
-    assert ranked[1:] == [
-        ["1.25", "tuned", "trained here", f"35.00 ± {h2:.2f}", "81.00 ± 2.00", "75.00 ± 2.00", "74.00 ± 2.00"],
-        ["1.75", "minilm", "pretrained", f"4.00 ± {h2:.2f}", "77.00 ± 2.00", "61.00 ± 2.00", "82.00 ± 2.00"],
-        ["3.00", "random", "baseline", f"-1.00 ± {h2:.2f}", "49.00 ± 2.00", "50.00 ± 2.00", "1.00 ± 2.00"]]
-    partial = _table(text, "### Partial coverage, not ranked (1 models)")
-    assert partial[1] == ["partial", "trained here", "2/5", f"65.00 ± {h2:.2f}", "", "", ""]
+    assert text.index("## Overview: small-v1") < text.index("## sgts") < text.index("## probe")
+    ranked = _table(text, "### Ranked: every task of small-v1 (3 models)")
+    assert ranked[0] == ["Sentiment rank (95%)", "model", "kind", "Sentiment ↑", "Meaning ↑", "Meaning rank (95%)",
+                         "Pareto"]
+    # Sentiment, in-domain left out ('tuned' trained on MR: only sgts-imdb counts for it):
+    # minilm (5 + 3 + 77 + 61) / 4 = 36.50; tuned 33.00 [1 task]; random (0 - 2 + 49 + 50) / 4 = 24.25.
+    # Meaning = STS-B: minilm 82, tuned 74, random 1. Pareto: minilm beats tuned on both; random is beaten.
+    rows = {row[1]: row for row in ranked[1:]}
+    assert [row[1] for row in ranked[1:]] == ["minilm", "tuned", "random"]
+    assert [rows[m][0].split(" ")[0] for m in ("minilm", "tuned", "random")] == ["1", "2", "3"]
+    assert rows["minilm"][3].startswith("36.50 ± ") and rows["tuned"][3].startswith("33.00 ± ")
+    assert rows["tuned"][3].endswith("[1]") and not rows["minilm"][3].endswith("]")
+    assert rows["random"][3].startswith("24.25 ± ")
+    assert [rows[m][4].split(" ")[0] for m in ("minilm", "tuned", "random")] == ["82.00", "74.00", "1.00"]
+    assert [rows[m][6] for m in ("minilm", "tuned", "random")] == ["P", "", ""]
+    assert "Chance level: the `random` row" in text and "Sentiment 24.25, Meaning 1.00" in text
+    partial = _table(text, "### Partial coverage of small-v1, not ranked (1 models)")
+    assert partial[1][:3] == ["partial", "trained here", "2/5"] and partial[1][3:] == ["", ""]
+    families = _table(text, "### Task families of small-v1 (means x 100, not ranked)")
+    assert families[0] == ["model", "sgts (2): Spearman rho", "probe (1): accuracy",
+                           "retrieval (1): Polarity Score P@16", "sts (1): Spearman rho"]
     assert "`roberta-base`: hub-only" in text, "a packaged card that cannot run here is listed as such"
+    assert "### Submissions verified for small-v1 (0)" in text
     assert text == render(results), "same results, same bytes"
+
+
+def test_including_in_domain_results_moves_the_trained_model_up_and_onto_the_front(results):
+    ranked = _table(render(results, include_in_domain=True), "### Ranked: every task of small-v1 (3 models)")
+    rows = {row[1]: row for row in ranked[1:]}
+    # tuned: (33 + 37 + 81 + 75) / 4 = 56.50 > minilm 36.50; minilm still has the better Meaning: both on the front
+    assert rows["tuned"][0].split(" ")[0] == "1" and rows["tuned"][3].startswith("56.50 ± ")
+    assert [rows[m][6] for m in ("tuned", "minilm", "random")] == ["P", "P", ""]
+
+
+def test_nobody_is_ranked_with_fewer_than_two_complete_models(results):
+    for model in ("tuned", "random"):
+        for path in (results / model).rglob("*.json"):
+            path.unlink()
+    text = render(results)
+    assert "Fewer than two models have every task of the benchmark: nobody is ranked." in text
+    assert all(row[1] == "" for row in _table(text, "## probe")[1:]), "no rank in a table of one complete model"
+
+
+def test_results_under_another_pin_do_not_count(results):
+    write(results, "minilm", "sts-stsb", 0.82)
+    path = next((results / "minilm").rglob("sts-stsb.json"))
+    path.write_text(path.read_text().replace("sts-stsb-data", "other-data"))
+    text = render(results)
+    assert "### Ranked: every task of small-v1 (2 models)" in text
+    assert _table(text, "### Partial coverage of small-v1, not ranked (2 models)")[1][:3] == [
+        "minilm", "pretrained", "4/5"]
+
+
+def test_axis_rank_ranges_pair_the_models_draws(tmp_path):
+    """One task, 400 units: model b's units are a's plus 0.01 on every unit, so every shared replicate ranks b
+    above a (rank range exactly 1 and 2) although their marginal intervals overlap; the interval of a's axis
+    matches the normal-theory one, mean +- 1.96 sd / sqrt(n), within 10%."""
+    from sentibench.report.overview import axis_scores
+    from sentibench.results.task_result import read_result
+
+    rng = np.random.default_rng(3)
+    base = rng.normal(0.5, 0.2, 400)
+    models = []
+    for model, shift in (("minilm", 0.0), ("tuned", 0.01)):
+        path = write(tmp_path, model, "probe-imdb", float(base.mean() + shift))
+        UnitValues(base + shift, "test item", "m", "same units").save(units_path(path))
+        models.append({"probe-imdb": read_result(path)})
+    a, b = axis_scores(models, ["probe-imdb"], include_in_domain=True, rank=True)
+    assert (b.rank, b.rank_low, b.rank_high) == (1, 1, 1) and (a.rank, a.rank_low, a.rank_high) == (2, 2, 2)
+    assert a.low < b.low < a.high < b.high, "overlapping marginal intervals"
+    assert (a.high - a.low) / 2 == pytest.approx(1.96 * base.std() / np.sqrt(400), rel=0.1)
 
 
 def test_a_group_table_never_ranks_a_partial_row_above_a_full_one(results):
@@ -106,7 +175,8 @@ def test_a_group_table_never_ranks_a_partial_row_above_a_full_one(results):
     write(results, "partial", "probe-mr", 0.99)
     write(results, "random", "sgts-vader-tweets", 0.9)  # a third SgTS column only 'random' has
     rows = _table(render(results), "## sgts")
-    assert [r[:4] for r in rows[1:]] == [["random", "1.00", "29.33", "3/3"], ["minilm", "", "", "2/3"],
+    # one model has the three columns: a rank among one is no rank, so nobody is ranked
+    assert [r[:4] for r in rows[1:]] == [["random", "", "", "3/3"], ["minilm", "", "", "2/3"],
                                          ["partial", "", "", "2/3"], ["tuned", "", "", "2/3"]]
     probe = _table(render(results), "## probe")
     assert [r[:4] for r in probe[1:]][0] == ["partial", "1.00", "99.00", "1/1"]
@@ -270,4 +340,5 @@ def test_group_means_cached_by_file_bytes_and_a_bad_cache_entry_is_recomputed(re
     cache.write_text(json.dumps({key: {"mean": "NaN", "low": None, "high": None, "method": "?"} for key in entries}))
     assert render(results) == first, "a malformed entry is recomputed, never shown"
     write(results, "tuned", "probe-mr", 0.5)  # the file changed: its group is recomputed, not read back
-    assert "| 1.50   | minilm" in render(results)
+    families = _table(render(results), "### Task families of small-v1 (means x 100, not ranked)")
+    assert next(row for row in families if row[0] == "tuned")[2] == "50.00 ± 2.00"

@@ -1,6 +1,6 @@
 """mteb round 2 (issue 27 item 5): every exported score reads back through `mteb.ResultCache` as our typed
 result records it, field by field; mteb aggregates our tasks (task types, `get_aggregated_scores`, the
-`sentibench` benchmark with `get_benchmark_result`); a folder model and an in-process model export and read
+`sentibench-v1` benchmark with `get_benchmark_result`); a folder model and an in-process model export and read
 back; inside `mteb.evaluate` STS-B scores its test split only and equals `bench run --no-cache`.
 
 Expected values come from our result files (the typed reader) and from task names, never from the export."""
@@ -136,13 +136,14 @@ def test_mteb_aggregates_our_tasks_as_the_means_of_the_recorded_scores(exported)
         assert aggregated[model] == pytest.approx(scores, abs=1e-12), model
 
 
-def test_the_sentibench_benchmark_is_the_required_suite_and_gives_a_benchmark_result(exported):
+def test_the_sentibench_v1_benchmark_is_its_tasks_and_gives_a_benchmark_result(exported):
     from sentibench.mteb import sentibench_benchmark
-    from sentibench.run.suite import required_tasks
+    from sentibench.tasks.benchmarks import get_benchmark
 
     benchmark = sentibench_benchmark()
-    expected = {MTEB_NAMES.get(t.name, t.name) for t in required_tasks() if not t.name.startswith("align-")}
-    assert benchmark.name == "sentibench" and {t.metadata.name for t in benchmark.tasks} == expected
+    expected = {MTEB_NAMES.get(name, name) for name in get_benchmark("sentibench-v1").task_names
+                if not name.startswith("align-")}
+    assert benchmark.name == "sentibench-v1" and {t.metadata.name for t in benchmark.tasks} == expected
     assert all(t.eval_splits == ["test"] for t in benchmark.tasks)
     loaded = mteb.ResultCache(exported).load_results(tasks=benchmark)
     table = loaded.get_benchmark_result().set_index("Model")
@@ -151,15 +152,28 @@ def test_the_sentibench_benchmark_is_the_required_suite_and_gives_a_benchmark_re
     sts = [r.main_score() for r in minilm if TYPE_BY_PREFIX[r.task_name.split("-")[0]] == "STS"]
     assert len(sts) == 6  # five SgTS and STS-B: every STS-type task of the benchmark
     assert table.loc[MINILM, "STS"] == pytest.approx(mean(sts), abs=1e-12)
-    # mteb aggregates a model only when it has every task of the benchmark (else None everywhere). The
-    # committed all-MiniLM-L6-v2 has the whole required suite; tasks other tests register in this session's
-    # suite (fixture datasets) are ones it lacks
+    # mteb aggregates a model only when it has every task of the benchmark (else None everywhere); the
+    # committed all-MiniLM-L6-v2 has all of sentibench-v1 (membership is the benchmark's: tasks other tests
+    # register never widen it)
+    assert {MTEB_NAMES.get(r.task_name, r.task_name) for r in minilm} == expected
     scores = loaded.get_aggregated_scores()[MINILM]
-    if {MTEB_NAMES.get(r.task_name, r.task_name) for r in minilm} == expected:
-        assert scores["Mean(Task)"] == pytest.approx(mean(r.main_score() for r in minilm), abs=1e-12)
-        assert scores["STS"] == pytest.approx(mean(sts), abs=1e-12) and isinstance(scores["Rank"], int)
-    else:
-        assert scores["Rank"] is None
+    assert scores["Mean(Task)"] == pytest.approx(mean(r.main_score() for r in minilm), abs=1e-12)
+    assert scores["STS"] == pytest.approx(mean(sts), abs=1e-12) and isinstance(scores["Rank"], int)
+
+
+def test_each_sentibench_benchmark_is_an_mteb_benchmark_of_its_name():
+    from sentibench.core.errors import BenchError
+    from sentibench.mteb import sentibench_benchmark
+    from sentibench.mteb.benchmark import NAME
+    from sentibench.tasks.benchmarks import CURRENT, get_benchmark
+
+    assert NAME == CURRENT == sentibench_benchmark().name
+    lite = sentibench_benchmark("sentibench-lite-v1")
+    names = get_benchmark("sentibench-lite-v1").task_names
+    assert lite.name == "sentibench-lite-v1" and len(lite.tasks) == len(names)  # lite has no align-* task
+    assert {t.metadata.name for t in lite.tasks} == {MTEB_NAMES.get(n, n) for n in names}
+    with pytest.raises(BenchError, match="unknown benchmark 'sentibench-v9'"):
+        sentibench_benchmark("sentibench-v9")
 
 
 def test_a_folder_model_and_an_in_process_model_export_and_read_back(tmp_path, fixture_task, fake_encoder,

@@ -1,7 +1,8 @@
 """Tasks, datasets and encoder kinds live in `core.registry.Registry` instances filled through entry points:
-task families select datasets by catalog facts (STS and SentEval included), each task says whether it is
-required and which MTEB type it is, and the data layer imports without a cycle. Expected values are written
-from the protocols' sources (SentEval's per-dataset protocols, the STS splits), not read from the code."""
+task families select datasets by catalog facts (STS and SentEval included), each task says which MTEB type
+it is, the current benchmark (not the task) says what is required, and the data layer imports without a
+cycle. Expected values are written from the protocols' sources (SentEval's per-dataset protocols, the STS
+splits), not read from the code."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ from sentibench.data.parsers import labelled_csv
 from sentibench.data.registry import DATASETS
 from sentibench.data.sources import PackageFile
 from sentibench.run.suite import expand_required, required_tasks
-from sentibench.tasks.base import TaskMetadata
 from sentibench.tasks.registry import FAMILIES, all_tasks, register_family
 from sentibench.training.checkpoint import ENCODER_KINDS, register_encoder_kind
 
@@ -46,8 +46,10 @@ def test_senteval_and_sts_tasks_come_from_catalog_tags():
     assert senteval["vader-amazon"].metadata.description.startswith(
         "SentEval transfer, CR-like (Amazon review snippets, not SentEval's CR labels): ")
     assert sts["stsb"].metadata.description.startswith("STS Benchmark (Cer et al. 2017): Spearman")
-    required = {name for name, task in {**senteval, **sts}.items() if task.metadata.required}
-    assert required == PACKAGED
+    required = set(expand_required(["required"]))
+    in_v1 = {name for name in senteval if f"senteval-{name}" in required} | {name for name in sts
+                                                                            if f"sts-{name}" in required}
+    assert in_v1 == PACKAGED
 
 
 def test_a_new_sts_or_senteval_dataset_needs_only_its_catalog_entry():
@@ -63,23 +65,19 @@ def test_a_new_sts_or_senteval_dataset_needs_only_its_catalog_entry():
     assert tasks["sts-new-sts"].metadata.description.startswith("New STS: ")
     assert tasks["senteval-new-topics"].protocol == "cv-then-test"
     assert tasks["senteval-new-topics"].metadata.description.startswith("SentEval transfer, new-topics: ")
-    assert {"sts-new-sts", "senteval-new-topics"} <= set(expand_required(["required"]))
+    # a new dataset adds tasks users can run, and no task to any released benchmark
+    assert not {"sts-new-sts", "senteval-new-topics"} & set(expand_required(["required"]))
 
 
-def test_required_is_each_tasks_own_field():
+def test_required_is_the_current_benchmarks_task_list():
     required = {task.name for task in required_tasks()}
     tasks = all_tasks()
     assert {"sgts-mr", "probe-mr", "retrieval-mr", "align-mr", "sts-stsb", "senteval-trec"} <= required
     assert not {"sgts-paper-mr", "senteval-sst2", "sts-sts12"} & required  # another design; hub-only data
     assert not any(tasks[name].metadata.fine_tunes for name in required)
-    assert all(isinstance(task.metadata.required, bool) for task in tasks.values())
+    assert not hasattr(tasks["sgts-mr"].metadata, "required")  # membership lives in the benchmark alone
     assert expand_required(["required"]) == sorted(required)
-
-
-def test_a_task_that_fine_tunes_cannot_be_required():
-    with pytest.raises(BenchError, match="cannot be required"):
-        TaskMetadata(name="x", type="FewShot", dataset="mr", eval_splits=("test",), main_score="accuracy",
-                     description="d", reference="r", fine_tunes=True, required=True)
+    assert len(required_tasks("sentibench-lite-v1")) < len(required)
 
 
 def test_the_mteb_type_comes_from_the_task_type():
@@ -150,13 +148,13 @@ def test_every_task_module_is_declared_as_an_entry_point():
     """A task module missing from `[project.entry-points."sentibench.tasks"]` would silently add no tasks (and an
     installation made before an entry point was added misses it: reinstall)."""
     modules = {f"sentibench.tasks.{info.name}" for info in pkgutil.iter_modules(sentibench.tasks.__path__)
-               if info.name not in ("base", "registry")}
+               if info.name not in ("base", "registry", "benchmarks")}
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     declared = pyproject["project"]["entry-points"]
     assert set(declared["sentibench.tasks"].values()) == modules
     installed = {point.value for point in entry_points(group="sentibench.tasks") if point.dist.name == "sentibench"}
     assert installed == modules
-    for group in ("sentibench.datasets", "sentibench.encoders", "sentibench.methods"):
+    for group in ("sentibench.datasets", "sentibench.encoders", "sentibench.methods", "sentibench.benchmarks"):
         assert {p.value for p in entry_points(group=group) if p.dist.name == "sentibench"} == set(
             declared[group].values())
 

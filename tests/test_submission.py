@@ -27,10 +27,11 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch, fixture_task):
-    """A fresh sentibench home (its own cards), results stamped with a clean commit, a one-task suite."""
+    """A fresh sentibench home (its own cards), results stamped with a clean commit, a one-task suite (whatever
+    the benchmark)."""
     monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path / "home"))
     monkeypatch.setattr("sentibench.run.runner.git_commit", lambda: CLEAN_COMMIT)
-    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda: [fixture_task])
+    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda benchmark=None: [fixture_task])
     return tmp_path / "home"
 
 
@@ -388,7 +389,7 @@ def test_submit_names_every_missing_or_unusable_result(home, tmp_path, capsys, f
     fill_in(home / "cards" / "tiny-model.yaml")
     run_cli(capsys, "run", "-m", "tiny-model", "-t", TASK, "--limit", "8", "--output-folder", str(tmp_path / "runs"))
     other = all_tasks()["sgts-mr"]
-    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda: [fixture_task, other])
+    monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda benchmark=None: [fixture_task, other])
     code, _, err = run_cli(capsys, "submit", "tiny-model", "--results", str(tmp_path / "runs"),
                            "--output", str(tmp_path / "outbox"))
     assert code == 2 and not (tmp_path / "outbox").exists()

@@ -37,6 +37,7 @@ from sentibench.submission.submit import (
     submit,
     weights_decision,
 )
+from sentibench.tasks.benchmarks import get_benchmark
 
 REFERENCED = "weights referenced (the card's package, registry parts or hub id; sha256 recorded in each result)"
 INCLUDED = "weights included (weights/, safetensors and configs)"
@@ -56,8 +57,8 @@ def home(tmp_path, monkeypatch) -> Path:
     catalog check passes every result."""
     root = tmp_path.resolve() / "home"
     monkeypatch.setenv("SENTIBENCH_HOME", str(root))
-    monkeypatch.setattr(submit_module, "required_tasks", lambda: [SimpleNamespace(name="t-a"),
-                                                                  SimpleNamespace(name="t-b")])
+    monkeypatch.setattr(submit_module, "required_tasks", lambda benchmark=None: [SimpleNamespace(name="t-a"),
+                                                                                  SimpleNamespace(name="t-b")])
     monkeypatch.setattr(submit_module, "check_against_catalog", lambda result: [])
     return root
 
@@ -177,8 +178,7 @@ def test_no_weights_sha256_is_refused_except_for_models_without_weights(home):
     assert result_problems(_card("bow"), _with_sha(None, None)) == []
     assert result_problems(_card("random"), _with_sha(None, None)) == []
     assert result_problems(_card("transformers"), []) == [  # nothing recorded is not "recorded None"
-        "t-a: no result (required); run `bench run -m m -t t-a`",
-        "t-b: no result (required); run `bench run -m m -t t-b`"]
+        "2 tasks of sentibench-v1 have no result (t-a, t-b); run `bench run -m m -b sentibench-v1`"]
 
 
 # --- where the weights come from -----------------------------------------------------------------------------------
@@ -311,7 +311,8 @@ def test_manifest_lists_every_other_file_by_relative_path_with_its_sha256(home, 
     after = datetime.now(UTC)
     assert {key: value for key, value in manifest.items() if key != "created_at"} == {
         "format": 1, "model": "m", "revision": "r1", "code": {"sentibench": __version__, "git_commit": "c0ffee"},
-        "environment": {"python": "3.x"}, "required_suite": ["t-a", "t-b"],
+        "environment": {"python": "3.x"}, "benchmark": "sentibench-v1",
+        "benchmark_manifest_sha256": get_benchmark("sentibench-v1").manifest_sha256, "required_suite": ["t-a", "t-b"],
         "files": {name: _sha(data) for name, data in contents.items()}}
     assert list(manifest["files"]) == sorted(contents)  # written in path order
     created = manifest["created_at"]
@@ -443,11 +444,11 @@ def test_submit_refuses_a_model_without_a_card_file(home, tmp_path, monkeypatch)
     assert not (tmp_path / "out").exists()
 
 
-def test_submit_without_results_lists_every_missing_task_and_writes_nothing(runs, tmp_path):
+def test_submit_without_results_names_the_missing_tasks_in_one_line_and_writes_nothing(runs, tmp_path):
     with pytest.raises(Rejected) as caught:
         submit("m", tmp_path / "no-runs", tmp_path / "out")
-    assert caught.value.problems == ["t-a: no result (required); run `bench run -m m -t t-a`",
-                                     "t-b: no result (required); run `bench run -m m -t t-b`"]
+    assert caught.value.problems == [
+        "2 tasks of sentibench-v1 have no result (t-a, t-b); run `bench run -m m -b sentibench-v1`"]
     assert not (tmp_path / "out").exists()
 
 

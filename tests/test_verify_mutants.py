@@ -389,14 +389,16 @@ def test_a_verified_submission_its_verdict_and_its_record(submission, tmp_path):
     target = results / "random" / REVISION
     assert (verdict.card.name, verdict.status, verdict.tasks, verdict.seed, verdict.reason) == (
         "random", "verified", 2, 5, "")
-    assert (verdict.merged_into, verdict.installed) == (target, "card 'random' is already known here")
+    assert (verdict.merged_into, verdict.installed, verdict.benchmark) == (
+        target, "card 'random' is already known here", "sentibench-v1")
     assert 0 <= verdict.seconds < 60
     assert sorted(r.task for r in verdict.reruns) == sorted([TASK, OTHER])
     assert all(r.rerun == r.stored == _main_score(submission, r.task) for r in verdict.reruns)
     record = json.loads((target / "verification.json").read_text())
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record.pop("verified_at"))
     assert record == {
-        "status": "verified", "reason": "", "tasks": 2, "rerun_count": 2, "sample_seed": 5,
+        "benchmark": "sentibench-v1", "status": "verified", "reason": "", "tasks": 2, "rerun_count": 2,
+        "sample_seed": 5,
         "sample_fraction": 1.0, "sample_minimum": 3,
         "reruns": [{"task": r.task, "stored": r.stored, "rerun": r.rerun, "tolerance": r.tolerance}
                    for r in verdict.reruns],

@@ -1,4 +1,4 @@
-"""One registry type for every kind of plug-in (tasks, datasets, methods, encoder kinds), in the spirit of
+"""One registry type for every kind of plug-in (tasks, datasets, methods, encoder kinds, benchmarks), in the spirit of
 lm-evaluation-harness's `Registry[T]`: lookup with near-name suggestions, snapshot/restore for tests, and
 discovery of out-of-tree plug-ins through Python entry points.
 
@@ -26,7 +26,8 @@ from sentibench.core.errors import BenchError, unknown_name
 
 T = TypeVar("T")
 
-ENTRY_POINT_GROUPS = ("sentibench.datasets", "sentibench.tasks", "sentibench.methods", "sentibench.encoders")
+ENTRY_POINT_GROUPS = ("sentibench.datasets", "sentibench.tasks", "sentibench.methods", "sentibench.encoders",
+                      "sentibench.benchmarks")
 """The entry-point groups sentibench reads; a plug-in may use any of them. sentibench declares its own
 datasets, tasks, methods and encoder kinds in each (pyproject.toml), so an installation without them is stale."""
 

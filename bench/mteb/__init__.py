@@ -7,8 +7,9 @@
 - `model_meta(card)`: the `ModelMeta` a card describes; `meta.py`.
 - `register_with_mteb()`: our tasks in mteb's task registry, so that mteb types and aggregates their results
   (task types, `get_aggregated_scores()`); `tasks.py`.
-- `sentibench_benchmark()`: the required suite as an `mteb.Benchmark` named `sentibench`, for
-  `ResultCache.load_results(tasks=...)` and `get_benchmark_result()`; `benchmark.py`.
+- `sentibench_benchmark(name)`: a sentibench benchmark (default: the current one, `sentibench-v1`) as an
+  `mteb.Benchmark` of the same name, for `ResultCache.load_results(tasks=...)` and `get_benchmark_result()`;
+  `benchmark.py`.
 
 mteb is imported only when one of these is called; without it they raise a one-line `BenchError`.
 """
@@ -44,11 +45,11 @@ def register_with_mteb() -> None:
     _register()
 
 
-def sentibench_benchmark():
-    """The required suite as an `mteb.Benchmark` named `sentibench`."""
+def sentibench_benchmark(name: str | None = None):
+    """The sentibench benchmark `name` (default: the current one) as an `mteb.Benchmark` of the same name."""
     from sentibench.mteb.benchmark import sentibench_benchmark as _benchmark
 
-    return _benchmark()
+    return _benchmark(name)
 
 
 def model_meta(card):

@@ -22,6 +22,8 @@ from tabulate import tabulate
 from sentibench.core.io import atomic_write_json, atomic_write_text
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
+    GEOMETRY,
+    AxisScore,
     GroupMean,
     Overview,
     build_overview,
@@ -29,7 +31,12 @@ from sentibench.report.overview import (
     ordered,
 )
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import VERIFICATION_FILE, check_one_weights_per_folder, iter_results
+from sentibench.results.task_result import (
+    VERIFICATION_FILE,
+    check_one_weights_per_folder,
+    iter_results,
+    verified_for,
+)
 
 ALPHA = 0.05
 BASELINE_LOADERS = ("random", "bow")  # models/baselines.py: no pretrained weights
@@ -56,15 +63,21 @@ appear once `bench verify` accepts them: verified when it re-ran every task, `(s
 only N% of them, `(unverified)` when it re-ran none (weights it could not reach).
 """
 
-OVERVIEW = """## Overview
+METRIC_NAMES = {"cosine_spearman": "Spearman rho", "accuracy": "accuracy", "f1": "macro-F1",
+                "polarity_score": "Polarity Score P@16", "tolerance": "tolerance"}
 
-One column per task group of the required suite ({required} tasks; each group's task count in brackets):
-the mean of the group's main scores x 100, `± h` half the width of its 95% interval: a bootstrap of the
-stored unit values (each task's units resampled independently; the percentile interval of the mean of the
-resampled scores), or, where a task has no unit values (few-shot tasks hold per-seed scores), the normal
-approximation from the tasks' intervals (half-width sqrt(sum h_i^2) / n). Only models with the whole
-required suite are ranked (the mean of their ranks over the groups); the others follow apart with their
-coverage.
+OVERVIEW = """## Overview: {name}
+
+{description} Manifest sha256 `{sha}` (docs/benchmarks.md; cite it as: {citation})
+
+The two headline axes, each the mean of main scores x 100 over its tasks, higher is better:
+{axes}
+{in_domain} `± h` is half the width of the 95% interval of a two-level bootstrap (the axis's tasks drawn with
+replacement, then each task's evaluation units or few-shot seeds); every model shares each replicate's draws, so
+the *rank (95%)* column is the range of the model's rank over the replicates: two models whose rank ranges overlap
+are not told apart by this benchmark. `P` marks the Pareto front: no other ranked model is at least as good on both
+axes and better on one. Only models with every task of the benchmark are ranked, and only when there are at least
+two of them.
 """
 
 
@@ -102,6 +115,17 @@ class Group:
     name: str
     tasks: list[str]
     rows: list[Row] = field(default_factory=list)
+    diagnostic: bool = False  # the benchmark's diagnostics: shown, never ranked
+
+    def legend(self) -> str:
+        """What the columns hold: the metric of each, its direction, and the chance level."""
+        metrics = sorted({row.cells[t].result.provenance.task.main_score or "" for row in self.rows
+                          for t in self.tasks if t in row.cells} - {""})
+        named = " / ".join(METRIC_NAMES.get(m, m) for m in metrics)
+        if self.diagnostic:
+            return (f"Columns: {named} per task, a geometry diagnostic: not ranked, no best marked (a collapsed "
+                    "space scores 1; the overview shows alignment and uniformity beside it).")
+        return f"Columns: {named} per task x 100, higher is better; chance level: the `random` row where shown."
 
 
 def section(result: TaskResult) -> str:
@@ -266,8 +290,11 @@ class Board:
 
 
 def _rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
-    """Rank and average only the rows that have every column: a mean over fewer tasks is not comparable."""
+    """Rank and average only the rows that have every column (a mean over fewer tasks is not comparable), and
+    only when at least two rows do (a rank among one is no rank)."""
     full = [row for row in rows if all(t in row.cells and row.cells[t].score is not None for t in tasks)]
+    if len(full) < 2:
+        return
     for task in tasks:
         _ranks(full, task)
     for row in full:
@@ -275,9 +302,13 @@ def _rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
         row.average = 100 * sum(row.cells[t].score for t in tasks) / len(tasks)
 
 
-def build(root: Path) -> Board:
+def build(root: Path, benchmark: str | None = None, include_in_domain: bool = False) -> Board:
     """The board: its groups (headline group first), the results left out because an older protocol version
-    made them, and the overview across groups."""
+    made them, and the overview of `benchmark` (default: the current release). A group whose tasks are all the
+    benchmark's diagnostics is shown without ranks or best marks."""
+    from sentibench.tasks.benchmarks import get_benchmark
+
+    chosen = get_benchmark(benchmark)
     results, stale = current([r for r in iter_results(root) if not r.smoke])
     check_one_weights_per_folder(results)
     labels = _model_labels(results)
@@ -299,14 +330,16 @@ def build(root: Path) -> Board:
                 interval = result.confidence_interval()
                 cells[task] = Cell(result, result.main_score(), *((interval.low, interval.high) if interval else ()))
             rows.append(Row(model, kinds[model], cells))
-        for task in tasks:
-            _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)
-        _rank_full_rows(rows, tasks)
+        diagnostic = set(tasks) <= set(chosen.diagnostics)
+        if not diagnostic:
+            for task in tasks:
+                _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)
+            _rank_full_rows(rows, tasks)
         rows.sort(key=lambda r: (r.rank is None, r.rank or 0.0, -len(r.cells), r.model))
-        groups.append(Group(name, tasks, rows))
+        groups.append(Group(name, tasks, rows, diagnostic))
     p_values.save()
     by_model = dict(sorted(by_model.items()))
-    return Board(groups, stale, build_overview(by_model, kinds), by_model, kinds)
+    return Board(groups, stale, build_overview(by_model, kinds, chosen, include_in_domain), by_model, kinds)
 
 
 def cell_text(cell: Cell) -> str:
@@ -330,24 +363,74 @@ def mean_text(mean: GroupMean | None) -> str:
     return f"{100 * mean.mean:.2f}{half}"
 
 
+def rank_text(score: AxisScore | None) -> str:
+    if score is None or score.rank is None:
+        return ""
+    spread = "" if score.rank_low == score.rank_high else f" ({score.rank_low}-{score.rank_high})"
+    return f"{score.rank}{spread}"
+
+
+def _axis_text(score: AxisScore | None) -> str:
+    if score is None:
+        return ""
+    return mean_text(GroupMean(score.mean, score.low, score.high, "")) + (f" [{score.tasks}]" if score.left_out else "")
+
+
+def family_header(name: str, tasks: list[str], metrics: list[str]) -> str:
+    """`sgts (5): Spearman rho`: a family column names its task count and the metric(s) it averages."""
+    return f"{name} ({len(tasks)}): {' / '.join(METRIC_NAMES.get(m, m) for m in metrics)}"
+
+
 def overview_tables(overview: Overview) -> list[str]:
-    """The overview as Markdown: the ranked table, the partial-coverage table and the cards not run."""
-    groups = [f"{name} ({len(tasks)})" for name, tasks in overview.groups.items()]
-    parts = [OVERVIEW.format(required=overview.required),
-             f"### Full coverage of the required suite ({len(overview.ranked)} models, ranked)\n"]
+    """The overview as Markdown: the headline table, the family means, the geometry diagnostics, the
+    partial-coverage table and the cards not run."""
+    bench = overview.benchmark
+    axes = "\n".join(f"- **{a.name}** ({len(a.tasks)} tasks): {a.description}." for a in bench.axes)
+    in_domain = ("In-domain results are **included** (`--include-in-domain`)." if overview.include_in_domain else
+                 "In-domain results (a model trained or selected on the task's dataset) are **left out** of a model's "
+                 "axis means (a zero-shot view; `bench leaderboard --include-in-domain` puts them back); `[n]` after "
+                 "a score says it averages n tasks.")
+    parts = [OVERVIEW.format(name=bench.name, description=bench.description, sha=bench.manifest_sha256,
+                             citation=bench.citation, axes=axes, in_domain=in_domain),
+             f"### Ranked: every task of {bench.name} ({len(overview.ranked)} models)\n"]
+    names = [a.name for a in bench.axes]
     if overview.ranked:
-        table = [[f"{row.rank:.2f}", row.model, row.kind, *[mean_text(row.means[g]) for g in overview.groups]]
-                 for row in overview.ranked]
-        parts.append(tabulate(table, headers=["rank", "model", "kind", *groups], tablefmt="github",
-                              disable_numparse=True))
+        table = [[rank_text(row.axes.get(names[0])), row.model, row.kind,
+                  *[cell for a in names for cell in (_axis_text(row.axes.get(a)),) + ((rank_text(row.axes.get(a)),)
+                                                                                        if a != names[0] else ())],
+                  "P" if row.pareto else ""] for row in overview.ranked]
+        headers = [f"{names[0]} rank (95%)", "model", "kind",
+                   *[h for a in names for h in (f"{a} ↑",) + ((f"{a} rank (95%)",) if a != names[0] else ())],
+                   "Pareto"]
+        parts.append(tabulate(table, headers=headers, tablefmt="github", disable_numparse=True))
+        chance = next((row for row in overview.ranked if row.kind == "baseline" and row.model == "random"), None)
+        if chance is not None:
+            parts.append("\nChance level: the `random` row (Gaussian vectors scored by the same protocols): "
+                         + ", ".join(f"{a} {100 * chance.axes[a].mean:.2f}" for a in names if a in chance.axes) + ".")
     else:
-        parts.append("No model has every required task yet.")
-    parts.append(f"\n### Partial coverage, not ranked ({len(overview.partial)} models)\n")
+        parts.append("Fewer than two models have every task of the benchmark: nobody is ranked.")
+    rows = overview.ranked + overview.partial
+    families = [family_header(g, t, overview.metrics.get(g, [])) for g, t in overview.groups.items()]
+    parts.append(f"\n### Task families of {bench.name} (means x 100, not ranked)\n")
+    parts.append("Each column is the mean of the family's main scores (the metric it names, higher is better), "
+                 "in-domain results included, with its 95% interval; shown only when the model has all of the "
+                 "family's tasks. The `random` row is the chance level of each.\n")
+    parts.append(tabulate([[row.model, *[mean_text(row.means.get(g)) for g in overview.groups]] for row in rows],
+                          headers=["model", *families], tablefmt="github", disable_numparse=True))
+    if bench.diagnostics:
+        parts.append(f"\n### Geometry diagnostics ({len(bench.diagnostics)} tasks, not ranked)\n")
+        parts.append("Means over the diagnostic tasks of alignment (mean squared distance of same-label pairs; lower "
+                     "is tighter), uniformity (log mean Gaussian potential of all pairs; lower is more spread) and "
+                     "tolerance (mean cosine of same-label pairs). None is better alone: a collapsed space has the "
+                     "best alignment and tolerance (0 and 1) and the worst uniformity (0).\n")
+        parts.append(tabulate([[row.model, *[f"{row.geometry[m]:.3f}" if m in row.geometry else "" for m in GEOMETRY]]
+                               for row in rows], headers=["model", "alignment ↓", "uniformity ↓", "tolerance"],
+                              tablefmt="github", disable_numparse=True))
+    parts.append(f"\n### Partial coverage of {bench.name}, not ranked ({len(overview.partial)} models)\n")
     if overview.partial:
-        parts.append("A group's mean is shown only when the model has every required task of that group.\n")
         table = [[row.model, row.kind, f"{row.covered}/{overview.required}",
-                  *[mean_text(row.means.get(g)) for g in overview.groups]] for row in overview.partial]
-        parts.append(tabulate(table, headers=["model", "kind", "coverage", *groups], tablefmt="github",
+                  *[_axis_text(row.axes.get(a)) for a in names]] for row in overview.partial]
+        parts.append(tabulate(table, headers=["model", "kind", "coverage", *names], tablefmt="github",
                               disable_numparse=True))
     else:
         parts.append("None.")
@@ -357,14 +440,23 @@ def overview_tables(overview: Overview) -> list[str]:
     return parts
 
 
-def render(root: Path) -> str:
-    board = build(root)
+def submissions_text(root: Path, benchmark: str) -> str:
+    """The submissions `bench verify` accepted for `benchmark` in this results folder, with their status."""
+    accepted = verified_for(root, benchmark)
+    listed = ", ".join(f"`{model}` ({status})" for model, status in accepted) if accepted else "none yet"
+    return (f"\n### Submissions verified for {benchmark} ({len(accepted)})\n\n{listed[0].upper() + listed[1:]}"
+            " (`bench submit --benchmark NAME`, then `bench verify`; docs/submitting.md).")
+
+
+def render(root: Path, benchmark: str | None = None, include_in_domain: bool = False) -> str:
+    board = build(root, benchmark, include_in_domain)
     parts = [HEADER.format(root=Path(root).name)]
     if board.stale:
         names = sorted({f"{r.path.parent.parent.name} / {r.task_name}" for r in board.stale})
         parts.append(f"Left out, made under an older protocol version ({len(names)}; `bench run` recomputes "
                      f"them): {', '.join(names)}.\n")
     parts.extend(overview_tables(board.overview))
+    parts.append(submissions_text(root, board.overview.benchmark.name))
     parts.append("")
     for group in board.groups:
         table = [[row.model, f"{row.rank:.2f}" if row.rank is not None else "",
@@ -373,13 +465,14 @@ def render(root: Path) -> str:
                   *[cell_text(row.cells[t]) if t in row.cells else "" for t in group.tasks]]
                  for row in group.rows]
         parts.append(f"## {group.name}\n")
+        parts.append(group.legend() + "\n")
         parts.append(tabulate(table, headers=["model", "rank", "average", "coverage", *group.tasks],
                               tablefmt="github", disable_numparse=True))
         parts.append("")
     return "\n".join(parts).rstrip() + "\n"
 
 
-def write_leaderboard(root: Path, out: Path) -> str:
-    text = render(root)
+def write_leaderboard(root: Path, out: Path, benchmark: str | None = None, include_in_domain: bool = False) -> str:
+    text = render(root, benchmark, include_in_domain)
     atomic_write_text(out, text)
     return text

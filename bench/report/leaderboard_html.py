@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from sentibench.core.io import atomic_write_text
-from sentibench.report.leaderboard import KINDS, Board, Cell, Group, build
+from sentibench.report.leaderboard import KINDS, Board, Cell, Group, build, family_header, rank_text
 from sentibench.report.model_page import page_name, render_model_page
 from sentibench.report.overview import Overview, OverviewRow
 
@@ -131,39 +131,62 @@ def _figures(folder: Path | None) -> str:
     return "<h2>Figures</h2>" + "".join(parts) if parts else ""
 
 
+def _number(value: float | None, low: float | None = None, high: float | None = None) -> str:
+    interval = "" if low is None or high is None else f' <span class="ci">[{100 * low:.2f}, {100 * high:.2f}]</span>'
+    return "" if value is None else f"{100 * value:.2f}{interval}"
+
+
 def _overview_rows(rows: list[OverviewRow], overview: Overview, ranked: bool) -> str:
     body = []
+    axes = [axis.name for axis in overview.benchmark.axes]
     for row in rows:
-        lead = (f'<td data-value="{row.rank}">{row.rank:.2f}</td>' if ranked else
+        lead = (f'<td data-value="{row.rank}">{rank_text(row.axes.get(axes[0]))}</td>' if ranked else
                 f'<td data-value="{row.covered}">{row.covered}/{overview.required}</td>')
         cells = []
+        for axis in axes:
+            score = row.axes.get(axis)
+            cells.append(f'<td data-axis="{html.escape(axis)}" data-value="{"" if score is None else score.mean}">'
+                         f'{"" if score is None else _number(score.mean, score.low, score.high)}</td>')
+            if ranked and axis != axes[0]:
+                cells.append(f'<td data-value="{"" if score is None else score.rank}">{rank_text(score)}</td>')
         for group in overview.groups:
             mean = row.means.get(group)
-            interval = ("" if mean is None or mean.low is None else
-                        f' <span class="ci">[{100 * mean.low:.2f}, {100 * mean.high:.2f}]</span>')
             cells.append(f'<td data-group="{html.escape(group)}" data-value="{"" if mean is None else mean.mean}">'
-                         f'{"" if mean is None else f"{100 * mean.mean:.2f}"}{interval}</td>')
+                         f'{"" if mean is None else _number(mean.mean, mean.low, mean.high)}</td>')
+        pareto = f'<td data-value="{int(row.pareto)}">{"P" if row.pareto else ""}</td>' if ranked else ""
         body.append(f'<tr data-model="{html.escape(row.model)}" data-kind="{row.kind}">{lead}'
                     f'<td data-value="{html.escape(row.model)}">{model_link(row.model)}</td>'
-                    f'<td data-value="{row.kind}">{row.kind}</td>{"".join(cells)}</tr>')
+                    f'<td data-value="{row.kind}">{row.kind}</td>{"".join(cells)}{pareto}</tr>')
     return "".join(body)
 
 
 def _overview(overview: Overview) -> str:
-    groups = "".join(f"<th>{html.escape(g)} ({len(t)})</th>" for g, t in overview.groups.items())
-    ranked = (f'<table id="overview-ranked"><thead><tr><th>rank</th><th>model</th><th>kind</th>{groups}</tr>'
-              f'</thead><tbody>{_overview_rows(overview.ranked, overview, True)}</tbody></table>'
-              if overview.ranked else '<p id="overview-ranked">No model has every required task yet.</p>')
-    partial = (f'<table id="overview-partial"><thead><tr><th>coverage</th><th>model</th><th>kind</th>{groups}'
-               f'</tr></thead><tbody>{_overview_rows(overview.partial, overview, False)}</tbody></table>'
+    bench, axes = overview.benchmark, [axis.name for axis in overview.benchmark.axes]
+    families = "".join(f"<th>{html.escape(family_header(g, t, overview.metrics.get(g, [])))}</th>"
+                       for g, t in overview.groups.items())
+    headline = "".join(f"<th>{html.escape(a)} &uarr;</th>" + (f"<th>{html.escape(a)} rank (95%)</th>"
+                                                              if a != axes[0] else "") for a in axes)
+    ranked = (f'<table id="overview-ranked"><thead><tr><th>{html.escape(axes[0])} rank (95%)</th><th>model</th>'
+              f'<th>kind</th>{headline}{families}<th>Pareto</th></tr></thead>'
+              f'<tbody>{_overview_rows(overview.ranked, overview, True)}</tbody></table>'
+              if overview.ranked else '<p id="overview-ranked">Fewer than two models have every task of the '
+                                      'benchmark: nobody is ranked.</p>')
+    plain = "".join(f"<th>{html.escape(a)} &uarr;</th>" for a in axes)
+    partial = (f'<table id="overview-partial"><thead><tr><th>coverage</th><th>model</th><th>kind</th>{plain}'
+               f'{families}</tr></thead><tbody>{_overview_rows(overview.partial, overview, False)}</tbody></table>'
                if overview.partial else "<p>None.</p>")
     not_run = "".join(f'<li data-card="{html.escape(n)}"><code>{html.escape(n)}</code>: {html.escape(why)}</li>'
                       for n, why in overview.not_run)
-    return (f'<section id="overview"><h2>Overview</h2><p>Mean main score x 100 of each task group of the '
-            f'required suite ({overview.required} tasks), with its 95% interval in brackets (bootstrap of the '
-            f'stored unit values, each task resampled independently; few-shot: normal approximation from the '
-            f'tasks\' intervals). A group mean is given only when the model has all of the group\'s required '
-            f'tasks.</p><h3>Full coverage of the required suite ({len(overview.ranked)} models, ranked)</h3>'
+    described = "".join(f"<li><b>{html.escape(a.name)}</b> ({len(a.tasks)} tasks): {html.escape(a.description)}</li>"
+                        for a in bench.axes)
+    return (f'<section id="overview"><h2>Overview: {html.escape(bench.name)}</h2><p>{html.escape(bench.description)} '
+            f'Manifest sha256 <code>{bench.manifest_sha256}</code>.</p><ul>{described}</ul><p>Each axis is the mean '
+            f'main score x 100 over its tasks, '
+            + ("in-domain results included" if overview.include_in_domain else "in-domain results left out")
+            + ', with its 95% interval in brackets (two-level bootstrap over tasks and units, shared by every model); '
+            'the rank range is the model\'s rank over the bootstrap replicates; P: the Pareto front of the axes. '
+            'Family columns: means of each family\'s main scores (the metric named), not ranked.</p>'
+            f'<h3>Ranked: every task of {html.escape(bench.name)} ({len(overview.ranked)} models)</h3>'
             f'{ranked}<h3>Partial coverage, not ranked ({len(overview.partial)} models)</h3>{partial}'
             + (f'<h3>Cards that cannot run here</h3><ul id="not-run">{not_run}</ul>' if not_run else "")
             + "</section>")
@@ -203,10 +226,11 @@ Generated by <code>bench leaderboard --html</code> from <code>{html.escape(Path(
 """
 
 
-def write_html(root: Path, site: Path, figures: Path | None = None) -> Path:
+def write_html(root: Path, site: Path, figures: Path | None = None, benchmark: str | None = None,
+               include_in_domain: bool = False) -> Path:
     """Write `site/index.html` and a page per model under `site/models/`; every page is rendered first."""
     site = Path(site)
-    board = build(root)
+    board = build(root, benchmark, include_in_domain)
     pages = {site / "models" / page_name(model): render_model_page(board, model, site / "models")
              for model in board.by_model}
     pages[site / "index.html"] = render_html(root, site, figures, board)

@@ -1,13 +1,26 @@
-"""The leaderboard's overview: one row per model, one column per task group of the required suite.
+"""The leaderboard's overview of one benchmark (`sentibench.tasks.benchmarks`): its headline axes first, then
+its task families, then its geometry diagnostics.
 
-A group's column is the mean of the model's main scores over the group's required tasks, given only when the
-model has every one of them (a mean over fewer tasks is not comparable). Its 95% interval comes from the
-stored unit values when every task of the group has them: each task's units are resampled independently
-(`evaluation.bootstrap.bootstrap_means`, one seed per task) and the percentile interval is taken over the
-means of the tasks' resampled scores; a group whose tasks carry only per-seed scores (few-shot) gets the
-normal approximation from the tasks' own intervals, half-width sqrt(sum h_i^2) / n. Models that have the whole
-required suite are ranked (mean of their ranks over the group columns); the others are listed apart with their
-coverage, unranked.
+**Axes.** Each axis (Sentiment, Meaning) is a model's mean main score over the axis's tasks. In-domain results
+(the model was trained or selected on the task's dataset) are left out of the mean by default, a zero-shot
+view as MTEB's; `include_in_domain` puts them back. Its 95% interval is a two-level percentile bootstrap:
+each replicate draws the axis's tasks with replacement, and each task's evaluation units (the stored unit
+values; the per-seed scores of a few-shot task) with replacement; the replicate is the mean over the drawn
+tasks of each task's resampled score. Every ranked model shares each replicate's draws (the same tasks, the
+same units where the models' units are the same, which the units' hash says), so a replicate ranks the models
+against each other; a model's **rank interval** is the 2.5th and 97.5th percentile of its rank over the
+replicates (Hall & Miller 2009's bootstrap rank intervals; chosen over shared ranks for overlapping intervals
+because overlap of two marginal intervals is not a test of their difference, while a paired replicate is).
+The point rank is 1 + the number of models with a higher point estimate (ties share the better rank). The
+**Pareto front** is the set of ranked models no other ranked model beats on both axes.
+
+**Families.** A family's column is the mean of the model's main scores over the family's tasks, given only
+when the model has every one of them; its interval is the one-level bootstrap of `group_mean`. Families
+are shown, not ranked. **Diagnostics** (alignment, uniformity, tolerance) are means over the diagnostic tasks,
+never ranked: each has its own direction, and a collapsed space has tolerance 1.
+
+Models with every task of the benchmark are ranked (when there are at least two of them); the others are
+listed apart with their coverage.
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ import numpy as np
 
 from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
+from sentibench.tasks.benchmarks import Benchmark
 
 HEADLINE = "sgts"  # the benchmark's headline group: first in every listing
 BOOTSTRAP = "bootstrap of the stored unit values"
@@ -47,31 +61,64 @@ class GroupMean:
     method: str
 
 
+@dataclass(frozen=True)
+class AxisScore:
+    """A model's score on one headline axis: the mean, its 95% interval, and its rank with the rank's interval
+    (ranks only for ranked models)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    tasks: int                        # tasks averaged
+    left_out: tuple[str, ...] = ()    # in-domain tasks left out of the mean
+    rank: int | None = None
+    rank_low: int | None = None
+    rank_high: int | None = None
+
+
 @dataclass
 class OverviewRow:
     model: str
     kind: str
-    covered: int                                   # required tasks the model has
-    means: dict[str, GroupMean] = field(default_factory=dict)
-    rank: float | None = None
+    covered: int                                   # benchmark tasks the model has
+    means: dict[str, GroupMean] = field(default_factory=dict)   # family -> mean
+    axes: dict[str, AxisScore] = field(default_factory=dict)    # axis -> score
+    geometry: dict[str, float] = field(default_factory=dict)    # diagnostic metric -> mean over diagnostic tasks
+    pareto: bool = False
+
+    @property
+    def rank(self) -> int | None:
+        """The rank on the first axis (the order of the board)."""
+        first = next(iter(self.axes.values()), None)
+        return None if first is None else first.rank
 
 
 @dataclass
 class Overview:
-    groups: dict[str, list[str]]                   # group -> its required tasks, headline first
-    required: int                                  # size of the required suite
-    ranked: list[OverviewRow]                      # full coverage, best first
+    benchmark: Benchmark
+    include_in_domain: bool
+    groups: dict[str, list[str]]                   # family -> its tasks in the benchmark, headline first
+    metrics: dict[str, list[str]]                  # family -> the main-score names it averages
+    required: int                                  # tasks in the benchmark
+    ranked: list[OverviewRow]                      # full coverage, best first on the first axis
     partial: list[OverviewRow]                     # the rest, most coverage first
     not_run: list[tuple[str, str]]                 # (hub-only card without results, why it cannot run here)
 
 
-def required_groups() -> dict[str, list[str]]:
-    """The required suite's tasks by group, headline group first."""
-    from sentibench.run.suite import required_tasks
+GEOMETRY = ("alignment", "uniformity", "tolerance")
 
+
+def benchmark_groups(benchmark: Benchmark) -> dict[str, list[str]]:
+    """The benchmark's tasks by family (the diagnostics apart), headline family first."""
+    from sentibench.tasks.registry import all_tasks
+
+    installed = all_tasks()
     by_group: dict[str, list[str]] = defaultdict(list)
-    for task in required_tasks():
-        by_group[group_of(task.metadata.groups, task.metadata.type)].append(task.name)
+    for name in benchmark.task_names:
+        if name in benchmark.diagnostics:
+            continue
+        meta = installed[name].metadata if name in installed else None
+        by_group[group_of(meta.groups, meta.type) if meta else name.split("-")[0]].append(name)
     return {name: sorted(by_group[name]) for name in ordered(set(by_group))}
 
 
@@ -159,16 +206,96 @@ class _CachedMeans:
                 pass  # a read-only cache only costs the next render its speed
 
 
-def _rank(rows: list[OverviewRow], groups: list[str], greater_is_better: dict[str, bool]) -> None:
-    """Each row's mean rank over the group columns (ties share the better rank)."""
-    ranks: dict[int, list[float]] = defaultdict(list)
-    for group in groups:
-        sign = 1 if greater_is_better[group] else -1
-        keys = [-sign * row.means[group].mean for row in rows]
-        for index, key in enumerate(keys):
-            ranks[index].append(1.0 + sum(other < key for other in keys))
-    for index, row in enumerate(rows):
-        row.rank = sum(ranks[index]) / len(ranks[index]) if ranks[index] else None
+def _axis_units(result: TaskResult) -> tuple[np.ndarray, str] | None:
+    """A result's resampling units and what identifies them: the stored unit values (their hash), or a few-shot
+    task's per-seed main scores (the seeds); None when it has neither."""
+    from sentibench.evaluation.units import UnitValues, units_path
+
+    path = units_path(result.path)
+    if path.exists():
+        units = UnitValues.load(path)
+        return units.values, units.units_hash
+    metric, seeds = result.provenance.task.main_score, result.provenance.details.per_seed or []
+    values = [run.metric(metric) for run in seeds] if metric else []
+    if len(values) > 1 and all(isinstance(v, (int, float)) for v in values):
+        return np.asarray(values, dtype=np.float64), json.dumps([run.seed for run in seeds])
+    return None
+
+
+def _task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np.ndarray:
+    """[resamples, models] resampled scores of one task: the same units drawn for every model when their units
+    are the same (paired), each model's own draw otherwise, the point score where a model has no units."""
+    from sentibench.evaluation.bootstrap import shared_resample_means
+
+    units = [_axis_units(result) for result in results]
+    if all(u is not None for u in units) and len({(len(u[0]), u[1]) for u in units}) == 1:
+        return shared_resample_means(np.column_stack([u[0] for u in units]), resamples, seed)
+    columns = [np.full(resamples, result.main_score()) if u is None
+               else shared_resample_means(u[0][:, None], resamples, seed)[:, 0] for result, u in zip(results, units)]
+    return np.column_stack(columns)
+
+
+def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_in_domain: bool,
+                rank: bool) -> list[AxisScore | None]:
+    """Each model's score on the axis of `tasks` (module docstring: two-level bootstrap, shared draws, rank
+    intervals when `rank`); None for a model with no task left to average."""
+    from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+
+    if not models:
+        return []
+    scores = np.array([[m[t].main_score() for m in models] for t in tasks], dtype=np.float64)   # [T, M]
+    keep = np.array([[include_in_domain or not m[t].provenance.trained_on_eval_dataset for m in models]
+                     for t in tasks], dtype=np.float64)
+    replicates = np.stack([_task_replicates([m[t] for m in models], RESAMPLES, BOOTSTRAP_SEED + i)
+                           for i, t in enumerate(tasks)])                                    # [T, B, M]
+    draws = np.random.default_rng(BOOTSTRAP_SEED).multinomial(len(tasks), np.full(len(tasks), 1 / len(tasks)),
+                                                              size=RESAMPLES).astype(np.float64)  # [B, T]
+    weight = draws[:, :, None] * keep[None, :, :]                                            # [B, T, M]
+    total = weight.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = (scores * keep).sum(axis=0) / keep.sum(axis=0)
+        values = np.einsum("btm,tbm->bm", weight, replicates) / total
+    values = np.where(total > 0, values, point[None, :])
+    tail = 100 * (1 - LEVEL) / 2
+    out: list[AxisScore | None] = []
+    valid = keep.sum(axis=0) > 0
+    ranks = (1 + (values[:, None, :] > values[:, :, None]).sum(axis=2)) if rank else None   # [B, M]
+    for j in range(len(models)):
+        if not valid[j]:
+            out.append(None)
+            continue
+        low, high = np.percentile(values[:, j], [tail, 100 - tail])
+        left_out = tuple(t for i, t in enumerate(tasks) if not keep[i, j])
+        if ranks is None:
+            out.append(AxisScore(float(point[j]), float(low), float(high), int(keep[:, j].sum()), left_out))
+            continue
+        point_rank = 1 + int(sum(point[k] > point[j] for k in range(len(models)) if valid[k]))
+        rank_low = int(np.percentile(ranks[:, j], tail, method="lower"))
+        rank_high = int(np.percentile(ranks[:, j], 100 - tail, method="higher"))
+        out.append(AxisScore(float(point[j]), float(low), float(high), int(keep[:, j].sum()), left_out,
+                             point_rank, rank_low, rank_high))
+    return out
+
+
+def _mark_pareto(rows: list[OverviewRow], axes: list[str]) -> None:
+    """Mark the rows that no other row beats on every axis (>= on all, > on one)."""
+    for row in rows:
+        mine = [row.axes[a].mean for a in axes]
+        row.pareto = not any(all(o.axes[a].mean >= m for a, m in zip(axes, mine))
+                             and any(o.axes[a].mean > m for a, m in zip(axes, mine))
+                             for o in rows if o is not row)
+
+
+def _geometry(results: dict[str, TaskResult], tasks: tuple[str, ...]) -> dict[str, float]:
+    """The diagnostic metrics' means over the diagnostic tasks the model has all of."""
+    if not tasks or not all(t in results for t in tasks):
+        return {}
+    out = {}
+    for metric in GEOMETRY:
+        values = [results[t].scores[results[t].main_split][0].metric(metric) for t in tasks]
+        if all(isinstance(v, (int, float)) for v in values):
+            out[metric] = float(np.mean(values))
+    return out
 
 
 def _hub_only(models_with_results: set[str]) -> list[tuple[str, str]]:
@@ -191,25 +318,59 @@ def _hub_only(models_with_results: set[str]) -> list[tuple[str, str]]:
                    "offline here") for name in sorted(set(cards) - models_with_results) if hub_only(name)]
 
 
-def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, str]) -> Overview:
-    """The overview of `by_model` ({row label: {task: result}}, current non-smoke results only)."""
-    groups = required_groups()
-    required = [task for tasks in groups.values() for task in tasks]
+def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, str], benchmark: Benchmark,
+                   include_in_domain: bool = False) -> Overview:
+    """The overview of `by_model` ({row label: {task: result}}, current non-smoke results) for `benchmark`:
+    only results of the benchmark's pinned task versions and dataset hashes count."""
+    groups = benchmark_groups(benchmark)
+    required = benchmark.task_names
+    counted = {model: {name: result for name, result in results.items() if _counts(result, benchmark)}
+               for model, results in by_model.items()}
     rows, means = [], _CachedMeans()
-    for model, results in by_model.items():
+    for model, results in counted.items():
         row = OverviewRow(model, kinds[model], sum(task in results for task in required))
         for group, tasks in groups.items():
             if all(task in results and results[task].main_score() is not None for task in tasks):
                 row.means[group] = means([results[task] for task in tasks])
+        row.geometry = _geometry(results, benchmark.diagnostics)
         rows.append(row)
     means.save()
-    ranked = [row for row in rows if row.covered == len(required) and len(row.means) == len(groups)]
+    full = [row for row in rows if row.covered == len(required)
+            and all(counted[row.model][t].main_score() is not None for t in required)]
+    ranked = full if len(full) >= 2 else []
+    for axis in benchmark.axes:
+        scores = axis_scores([counted[row.model] for row in ranked], list(axis.tasks), include_in_domain, True)
+        for row, score in zip(ranked, scores):
+            if score is not None:
+                row.axes[axis.name] = score
+        for row in rows:
+            if row not in ranked and all(t in counted[row.model] for t in axis.tasks):
+                score = axis_scores([counted[row.model]], list(axis.tasks), include_in_domain, False)[0]
+                if score is not None:
+                    row.axes[axis.name] = score
+    _mark_pareto([row for row in ranked if len(row.axes) == len(benchmark.axes)], [a.name for a in benchmark.axes])
     partial = [row for row in rows if row not in ranked]
-    greater = {group: next((by_model[row.model][tasks[0]].provenance.task.greater_is_better for row in ranked),
-                           True) for group, tasks in groups.items()}
-    _rank(ranked, list(groups), greater)
-    ranked.sort(key=lambda row: (row.rank, row.model))
+    first = benchmark.axes[0].name
+    ranked.sort(key=lambda row: (row.axes[first].rank if first in row.axes else len(rows), row.model))
     partial.sort(key=lambda row: (-row.covered, row.model))
+    metrics = {group: sorted({counted_metric(by_model, task) for task in tasks} - {""})
+               for group, tasks in groups.items()}
     names = {r.provenance.model.name for results in by_model.values() for r in results.values()
              if r.provenance.model is not None}
-    return Overview(groups, len(required), ranked, partial, _hub_only(names))
+    return Overview(benchmark, include_in_domain, groups, metrics, len(required), ranked, partial, _hub_only(names))
+
+
+def _counts(result: TaskResult, benchmark: Benchmark) -> bool:
+    """Whether a result counts for the benchmark: its task is pinned there under the same protocol version and,
+    where the result records it, the same dataset content."""
+    pinned = benchmark.pinned(result.task_name)
+    if pinned is None or result.provenance.task.version != pinned.version:
+        return False
+    dataset = result.provenance.dataset
+    return dataset is None or dataset.content_hash in (None, pinned.dataset_sha256)
+
+
+def counted_metric(by_model: dict[str, dict[str, TaskResult]], task: str) -> str:
+    """The main-score name the results of `task` record ("" when none of them has it)."""
+    return next((results[task].provenance.task.main_score or "" for results in by_model.values() if task in results),
+                "")

@@ -118,12 +118,30 @@ def read_result(path: Path) -> TaskResult:
 
 
 VERIFICATION_FILE = "verification.json"  # `bench verify`'s record beside a submitted model's results
+LEGACY_BENCHMARK = "sentibench-v1"
+"""The benchmark a submission manifest or a verification record written before they named one answered."""
 NOT_RESULTS = ("model_meta.json", VERIFICATION_FILE, TRAINING_FILE)  # MTEB's model record; the verification
 # record; the checkpoint's training curve
 
 
 def iter_results(root: Path) -> list[TaskResult]:
     return [read_result(p) for p in sorted(Path(root).rglob("*.json")) if p.name not in NOT_RESULTS]
+
+
+def verified_for(root: Path, benchmark: str) -> list[tuple[str, str]]:
+    """(model folder name, status) of every verification record under `root` (`<model>/<revision>/`) for
+    `benchmark` (a record naming none answered `LEGACY_BENCHMARK`), sorted; unreadable records are skipped."""
+    found = []
+    for path in sorted(Path(root).rglob(VERIFICATION_FILE)):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("status"), str):
+            continue
+        if record.get("benchmark", LEGACY_BENCHMARK) == benchmark:
+            found.append((path.relative_to(root).parts[0], record["status"]))
+    return sorted(found)
 
 
 def comparable_results(root: Path) -> dict[str, dict[str, Any]]:

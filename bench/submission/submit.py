@@ -16,10 +16,14 @@ cache are referenced, by the weights sha256 every result records (a re-run must 
 An existing submission of the same name is an error naming what to do, or, with `--replace`, replaced in
 one step (only a folder that is a submission).
 
-The checks here are the static half of `bench verify` (the other half re-runs a sample): the required
-suite (`sentibench.run.suite`) is covered; every result was made by this model's card and revision, by the
-harness's current task version on the current data (dataset content hash), without `--limit`, from a
-committed tree, records the same weights sha256, and its `main_score` is the metric the task names.
+A submission answers one benchmark (`sentibench.tasks.benchmarks`; default `CURRENT`), which its manifest
+names with the benchmark's manifest sha256. The checks here are the static half of `bench verify` (the other
+half re-runs a sample): the submission carries the benchmark's results (and optional ones in no benchmark,
+never a task only another benchmark lists); every task of that benchmark has a result, made under the
+version and on the dataset content the benchmark pins; every result was made by this model's card and
+revision, by the harness's current task version on the current data (dataset content hash), without
+`--limit`, from a committed tree, records the same weights sha256, and its `main_score` is the metric the task
+names. The optional results are checked like the rest.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from sentibench.results.task_result import iter_results, recorded_weights, resul
 from sentibench.run.suite import required_tasks
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog
+from sentibench.tasks.benchmarks import Benchmark, get_benchmark
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -67,11 +72,42 @@ def _score_problems(result: TaskResult) -> list[str]:
             if metric and entry.main_score != entry.metric(metric)]
 
 
-def result_problems(card: ModelCard, results: list[TaskResult]) -> list[str]:
-    """One line per reason these results cannot be submitted for `card` (empty: they can)."""
+def _missing_problems(card: ModelCard, missing: list[str], benchmark: str) -> list[str]:
+    """One line for one missing task (the command that makes it); one line for several (the benchmark's run)."""
+    if not missing:
+        return []
+    if len(missing) == 1:
+        return [f"{missing[0]}: no result (required); run `bench run -m {card.name} -t {missing[0]}`"]
+    names = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return [f"{len(missing)} tasks of {benchmark} have no result ({names}); run "
+            f"`bench run -m {card.name} -b {benchmark}`"]
+
+
+def pin_problems(result: TaskResult, benchmark: Benchmark) -> list[str]:
+    """Why `result` does not count for `benchmark`'s pinned task of that name (empty: it does, or the
+    benchmark does not list the task): another task version, or another dataset content (when recorded)."""
+    pinned = benchmark.pinned(result.task_name)
+    if pinned is None:
+        return []
+    problems = []
+    version = result.provenance.task.version
+    if version != pinned.version:
+        problems.append(f"{result.task_name}: made by task version {version}, {benchmark.name} pins version "
+                        f"{pinned.version}")
+    recorded = result.provenance.dataset.content_hash if result.provenance.dataset else None
+    if recorded is not None and recorded != pinned.dataset_sha256:
+        problems.append(f"{result.task_name}: dataset hash {recorded[:12]} is not the {pinned.dataset_sha256[:12]} "
+                        f"{benchmark.name} pins for '{pinned.dataset}'")
+    return problems
+
+
+def result_problems(card: ModelCard, results: list[TaskResult], benchmark: str | None = None) -> list[str]:
+    """One line per reason these results cannot be submitted for `card` to `benchmark` (default: the current
+    one; empty: they can)."""
+    answered = get_benchmark(benchmark)
     have = {r.task_name for r in results}
-    problems = [f"{task.name}: no result (required); run `bench run -m {card.name} -t {task.name}`"
-                for task in required_tasks() if task.name not in have]
+    missing = [task.name for task in required_tasks(answered.name) if task.name not in have]
+    problems = _missing_problems(card, missing, answered.name)
     for result in results:
         provenance = result.provenance
         name, revision = (provenance.model.name, provenance.model.revision) if provenance.model else (None, None)
@@ -85,7 +121,7 @@ def result_problems(card: ModelCard, results: list[TaskResult]) -> list[str]:
         if provenance.from_dirty_tree:
             problems.append(f"{result.task_name}: made from a tree with uncommitted changes "
                             f"({provenance.git_commit}); commit, then rerun")
-        problems += _score_problems(result) + check_against_catalog(result)
+        problems += pin_problems(result, answered) + _score_problems(result) + check_against_catalog(result)
     recorded = {recorded_weights(r) for r in results}
     if len(recorded) > 1:
         problems.append(f"the results record {len(recorded)} different weights sha256: one model, one set of weights")
@@ -112,12 +148,16 @@ def _copy_weights(card: ModelCard, target: Path) -> None:
         shutil.copyfile(path, destination)
 
 
-def manifest_for(folder: Path, card: ModelCard) -> dict[str, Any]:
+def manifest_for(folder: Path, card: ModelCard, benchmark: str | None = None) -> dict[str, Any]:
+    """The manifest of a submission folder: its files' sha256, the code, the environment and the benchmark
+    it answers (name, manifest sha256 and task names)."""
+    answered = get_benchmark(benchmark)
     files = {p.relative_to(folder).as_posix(): sha256_file(p)
              for p in sorted(folder.rglob("*")) if p.is_file() and p.relative_to(folder).as_posix() != MANIFEST}
     return {"format": FORMAT, "model": card.name, "revision": card.revision,
             "code": {"sentibench": __version__, "git_commit": git_commit()}, "environment": versions(),
-            "required_suite": [task.name for task in required_tasks()],
+            "benchmark": answered.name, "benchmark_manifest_sha256": answered.manifest_sha256,
+            "required_suite": [task.name for task in required_tasks(answered.name)],
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "files": files}
 
 
@@ -167,16 +207,28 @@ def _check_replaceable_zip(zipped: Path, replace: bool) -> None:
                          "remove it or pass another --output")
 
 
+def _answering(results: list[TaskResult], benchmark: str) -> list[TaskResult]:
+    """The results a submission to `benchmark` carries: its tasks, and optional ones that no registered benchmark
+    lists (fine-tuning tasks); a task only another benchmark lists stays home, so `bench verify` never re-runs
+    more than the benchmark asked for."""
+    from sentibench.tasks.benchmarks import BENCHMARKS
+
+    mine = set(get_benchmark(benchmark).task_names)
+    elsewhere = {name for other in BENCHMARKS.items().values() for name in other.task_names} - mine
+    return [result for result in results if result.task_name not in elsewhere]
+
+
 def submit(name: str, results_root: Path, output: Path, with_weights: bool = False,
-           archive: bool = False, replace: bool = False) -> tuple[Path, str]:
-    """Check `name`'s results under `results_root` and write the submission folder (and zip) under `output`;
-    returns the folder and how it carries the weights."""
+           archive: bool = False, replace: bool = False, benchmark: str | None = None) -> tuple[Path, str]:
+    """Check `name`'s results under `results_root` against `benchmark` (default: the current one) and write
+    the submission folder (and zip) under `output`; returns the folder and how it carries the weights."""
+    benchmark = get_benchmark(benchmark).name
     card = get_card(name)
     if not card.path:
         raise BenchError(f"model '{name}' has no card file; write one with `bench card new`")
     source = results_folder(results_root, card)
-    results = iter_results(source) if source.is_dir() else []
-    problems = result_problems(card, results)
+    results = _answering(iter_results(source) if source.is_dir() else [], benchmark)
+    problems = result_problems(card, results, benchmark)
     if problems:
         raise Rejected(problems)
     decision = weights_decision(card, with_weights)
@@ -196,7 +248,7 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
             for path in (result.path, units_path(result.path)):
                 if path.is_file():
                     shutil.copyfile(path, copied / path.name)
-        atomic_write_json(tmp / MANIFEST, manifest_for(tmp, card))
+        atomic_write_json(tmp / MANIFEST, manifest_for(tmp, card, benchmark))
         if archive:  # zipped before the folder is renamed into place: both are written, or neither
             write_zip(tmp, zipped, name=card.name)
     return target, decision

@@ -6,16 +6,18 @@
    a checkpoint inside the submission or a sentibench cache (`safety.confined`), weights that are
    safetensors with no custom code, a name no packaged card uses (unless it is that packaged card,
    unchanged: results of our own cards are submitted and re-run like any other).
-3. The results, statically (`submission.result_problems`): required suite, task versions, dataset hashes,
-   no `--limit`, committed code, one weights sha256.
+3. The results, statically (`submission.result_problems`), against the benchmark the manifest names (none:
+   `sentibench-v1`, the only one before submissions named theirs): its every task, its pinned task versions and
+   dataset hashes, the harness's task versions and data, no `--limit`, committed code, one weights sha256.
 4. Where the weights are reachable (the submission, a local cache, the registry, the Hub), every task is
    re-run with `reproduce`, without the embedding cache (or, as an explicit option, a seeded random sample:
    a `fraction` of them, at least `minimum`); any disagreement rejects with the task, both values and the
    tolerance. Where they are not reachable, nothing is re-run.
+   The tasks are the submitted results': the benchmark's, and any optional ones the submission includes.
 5. The status says what was re-run: `verified` (every task), `sampled` (some; the leaderboard shows
    `(sampled N%)`) or `unverified` (none). Only a re-run makes a result verified.
-6. Accepted: the results, the card and a `verification.json` record are staged beside
-   `<results>/<model>/<revision>/` and the leaderboard is staged beside its file (an unwritable one fails
+6. Accepted: the results, the card and a `verification.json` record (naming the benchmark) are staged
+   beside `<results>/<model>/<revision>/` and the leaderboard is staged beside its file (an unwritable one fails
    here, before anything is published); then the folder is renamed into place and the leaderboard
    replaced. A failure at any step leaves the results folder as it was; a rejection writes nothing. An
    existing folder of that revision is never overwritten.
@@ -38,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sentibench import __version__
-from sentibench.core.errors import BenchError, Rejected
+from sentibench.core.errors import BenchError, Rejected, printable
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
 from sentibench.core.provenance import git_commit
@@ -48,7 +50,7 @@ from sentibench.models.cards import check_card_file, load_card_yaml, packaged_ca
 from sentibench.models.safety import confined, weights_folder_problems
 from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import VERIFICATION_FILE, iter_results
+from sentibench.results.task_result import LEGACY_BENCHMARK, VERIFICATION_FILE, iter_results
 from sentibench.submission.archive import safe_extract
 from sentibench.submission.merged import install, store_weights
 from sentibench.submission.reproduce import Reproduction, reproduce
@@ -62,6 +64,7 @@ from sentibench.submission.submit import (
     result_problems,
     results_folder,
 )
+from sentibench.tasks.benchmarks import BENCHMARKS
 
 DEFAULT_FRACTION = 1.0  # re-run every task; a smaller fraction is an explicit, labelled option
 DEFAULT_MINIMUM = 3
@@ -78,6 +81,7 @@ class Verdict:
     seconds: float
     merged_into: Path
     installed: str = ""            # what became of the card on this machine (merged.install)
+    benchmark: str = LEGACY_BENCHMARK  # the benchmark the submission answers (its manifest's)
 
 
 def weight_roots(folder: Path) -> list[Path]:
@@ -113,6 +117,20 @@ def submission_card(folder: Path) -> ModelCard:
     if problems:
         raise Rejected(problems)
     return validate_card(data, str(folder / CARD_FILE))
+
+
+def submission_benchmark(folder: Path, manifest: dict) -> str:
+    """The benchmark a submission answers, as its manifest names it (none: `LEGACY_BENCHMARK`); a name this
+    harness lacks, or a definition other than this harness's (manifest sha256), is a one-line error."""
+    name = manifest.get("benchmark", LEGACY_BENCHMARK)
+    if not isinstance(name, str) or name not in BENCHMARKS:
+        raise BenchError(f"submission {folder}: {MANIFEST} names benchmark '{printable(str(name))}', which this "
+                         "harness does not have; see `bench list benchmarks`")
+    recorded, here = manifest.get("benchmark_manifest_sha256"), BENCHMARKS.get(name).manifest_sha256
+    if recorded is not None and recorded != here:
+        raise BenchError(f"submission {folder}: {MANIFEST} answers benchmark '{name}' with manifest sha256 "
+                         f"{printable(str(recorded))[:12]}, this harness's '{name}' is {here[:12]}")
+    return name
 
 
 def unreachable(card: ModelCard) -> str | None:
@@ -235,10 +253,11 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
         problems = manifest_problems(folder, manifest)
         if problems:
             raise Rejected([f"manifest: {p}" for p in problems])
+        benchmark = submission_benchmark(folder, manifest)
         card = submission_card(folder)
         source = results_folder(folder / "results", card)
         results = iter_results(source) if source.is_dir() else []
-        problems = result_problems(card, results)
+        problems = result_problems(card, results, benchmark)
         if problems:
             raise Rejected(problems)
         if results_folder(results_root, card).exists():
@@ -260,8 +279,8 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
         elif status == "unverified" and reason is None:
             reason = "no task re-run (--fraction 0 --minimum 0)"
         record = {
-            "status": status, "reason": reason or "", "tasks": len(results), "rerun_count": len(reruns),
-            "sample_seed": seed,
+            "benchmark": benchmark, "status": status, "reason": reason or "", "tasks": len(results),
+            "rerun_count": len(reruns), "sample_seed": seed,
             "sample_fraction": fraction, "sample_minimum": minimum,
             "reruns": [{"task": r.task, "stored": r.stored, "rerun": r.rerun, "tolerance": r.tolerance}
                        for r in reruns],
@@ -277,4 +296,4 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
     except (BenchError, OSError) as error:
         installed = f"warning: the card was merged but not installed here ({error})"
     return Verdict(card, status, len(results), reruns, seed, reason or "", time.perf_counter() - started, merged,
-                   installed)
+                   installed, benchmark)

@@ -1,0 +1,152 @@
+"""Benchmarks are fixed objects: released manifests never change, a plug-in adds benchmarks but changes none,
+and the installed code still builds every pinned task (sentibench.tasks.benchmarks)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sentibench.core.errors import BenchError
+from sentibench.results.task_result import iter_results
+from sentibench.tasks.benchmarks import (
+    BENCHMARKS,
+    CURRENT,
+    Axis,
+    Benchmark,
+    BenchmarkTask,
+    benchmark_tasks,
+    get_benchmark,
+    register_benchmark,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = Path(__file__).parent / "fixtures" / "plugin"
+
+# The released manifests' sha256. A released benchmark is never edited: a change here is a new benchmark.
+RELEASED = {
+    "sentibench-v1": "a8f1417f2b33c19958d3656502a8194da323292ef538b12192b64297a7f9789b",
+    "sentibench-lite-v1": "3563973b2a112f887f79693e712ddb3bcffc14827935d1eafbe77528f20e8d4b",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RELEASED))
+def test_a_released_manifest_never_changes(name):
+    assert get_benchmark(name).manifest_sha256 == RELEASED[name]
+
+
+def test_v1_is_the_35_task_suite_and_its_axes_split_sentiment_from_meaning():
+    v1 = get_benchmark("sentibench-v1")
+    assert CURRENT == "sentibench-v1" and len(v1.tasks) == 35
+    sentiment, meaning = v1.axes
+    assert (sentiment.name, meaning.name) == ("Sentiment", "Meaning")
+    assert set(meaning.tasks) == {"sts-stsb", "senteval-trec"}
+    assert not set(sentiment.tasks) & set(meaning.tasks)
+    assert set(v1.diagnostics) == {t for t in v1.task_names if t.startswith("align-")}
+    assert set(sentiment.tasks) | set(meaning.tasks) | set(v1.diagnostics) == set(v1.task_names)
+
+
+def test_lite_is_a_subset_of_v1_under_the_same_pins():
+    v1, lite = get_benchmark("sentibench-v1"), get_benchmark("sentibench-lite-v1")
+    assert lite.derived_from == v1.name
+    assert all(v1.pinned(task.name) == task for task in lite.tasks)
+    assert {a.name for a in lite.axes} == {a.name for a in v1.axes}
+
+
+@pytest.mark.parametrize("name", ["sentibench-v1", "sentibench-lite-v1"])
+def test_the_installed_code_builds_every_pinned_task(name):
+    benchmark = get_benchmark(name)
+    tasks = benchmark_tasks(benchmark)
+    assert [t.name for t in tasks] == benchmark.task_names
+    assert all((t.metadata.version, t.metadata.dataset) == (p.version, p.dataset)
+               for t, p in zip(tasks, benchmark.tasks))
+
+
+def test_every_committed_result_of_a_v1_task_records_the_pinned_dataset():
+    v1 = get_benchmark("sentibench-v1")
+    checked = 0
+    for result in iter_results(ROOT / "results"):
+        pinned = v1.pinned(result.task_name)
+        if pinned is not None:
+            assert result.provenance.dataset.content_hash == pinned.dataset_sha256, result.path
+            checked += 1
+    assert checked == 35 * 25
+
+
+def _tiny(name: str, task: str = "sgts-mr") -> Benchmark:
+    pinned = get_benchmark("sentibench-v1").pinned(task)
+    return Benchmark(name=name, description="d", released="2026-11-27", tasks=(pinned,),
+                     axes=(Axis("Sentiment", "d", (task,)),), diagnostics=(), citation="c")
+
+
+def test_a_plugin_adds_a_benchmark_but_cannot_replace_one():
+    saved = BENCHMARKS.snapshot()
+    try:
+        register_benchmark(_tiny("my-bench-v1"))
+        assert "my-bench-v1" in BENCHMARKS
+        with pytest.raises(BenchError, match="never changed"):
+            register_benchmark(_tiny("sentibench-v1"))
+        assert get_benchmark("sentibench-v1").manifest_sha256 == RELEASED["sentibench-v1"]
+    finally:
+        BENCHMARKS.restore(saved)
+
+
+def test_a_benchmark_that_pins_another_version_cannot_run():
+    wrong = Benchmark(name="stale-v1", description="d", released="2026-11-27",
+                      tasks=(BenchmarkTask("sgts-mr", 1, "mr", "0" * 64),), axes=(Axis("S", "d", ("sgts-mr",)),),
+                      diagnostics=(), citation="c")
+    with pytest.raises(BenchError, match="installed as version 2"):
+        benchmark_tasks(wrong)
+
+
+@pytest.mark.parametrize("change", [
+    {"name": "Bad Name"},
+    {"axes": (Axis("S", "d", ("not-a-task",)),)},
+    {"axes": ()},
+    {"diagnostics": ("not-a-task",)},
+])
+def test_a_malformed_benchmark_is_refused(change):
+    fields = {"name": "ok-v1", "description": "d", "released": "2026-11-27",
+              "tasks": (get_benchmark().pinned("sgts-mr"),), "axes": (Axis("S", "d", ("sgts-mr",)),),
+              "diagnostics": (), "citation": "c", **change}
+    with pytest.raises(BenchError):
+        Benchmark(**fields)
+
+
+def _bench(*args: str, plugin: bool, tmp_path: Path, home: bool = True) -> subprocess.CompletedProcess:
+    """`bench ARGS` in a fresh process, in an empty SENTIBENCH_HOME unless `home` is False (then the user's, whose
+    cached p-values make a render of the committed board take seconds instead of minutes)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **({"SENTIBENCH_HOME": str(tmp_path / "home")} if home else {})}
+    if plugin:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PLUGIN), os.environ.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "sentibench.cli", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_list_benchmarks_shows_both_releases_and_a_plugins(tmp_path):
+    listed = _bench("list", "benchmarks", plugin=True, tmp_path=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "sentibench-v1 (current)" in listed.stdout and "sentibench-lite-v1" in listed.stdout
+    assert "plugin-reviews-v1" in listed.stdout
+
+
+def test_run_refuses_a_benchmark_and_a_task_list_together(tmp_path):
+    done = _bench("run", "-b", "sentibench-lite-v1", "-t", "sgts-mr", plugin=False, tmp_path=tmp_path)
+    assert done.returncode == 2 and "not both" in done.stderr
+
+
+def test_an_unknown_benchmark_is_one_line(tmp_path):
+    done = _bench("leaderboard", "--benchmark", "sentibench-v9", plugin=False, tmp_path=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "sentibench-v1" in done.stderr
+
+
+def test_the_committed_board_is_unchanged_with_a_plugin_installed(tmp_path):
+    """A plug-in that adds a dataset, tasks, a method and a benchmark leaves v1's board byte-identical."""
+    out = tmp_path / "leaderboard.md"
+    done = _bench("leaderboard", "--results", str(ROOT / "results"), "--output", str(out), plugin=True,
+                  tmp_path=tmp_path, home=False)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == (ROOT / "leaderboard.md").read_bytes()
