@@ -212,8 +212,10 @@ def plot(path: Path, lite, axes, models: list[str], scores, in_domain) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = np.arange(len(models))
-    fig, panels = plt.subplots(1, len(axes), figsize=(6 * len(axes), 5.2))
+    from sentibench.core.scatter_labels import FIRST_PLACE, spread_labels
+
+    rows, labels = np.arange(len(models)), []
+    fig, panels = plt.subplots(1, len(axes), figsize=(7 * len(axes), 6.5))
     for panel, axis in zip(np.atleast_1d(panels), axes):
         full = 100 * axis_values(list(axis.tasks), scores, in_domain, rows)
         mine = 100 * axis_values([t for t in lite.task_names if t in axis.tasks], scores, in_domain, rows)
@@ -221,13 +223,14 @@ def plot(path: Path, lite, axes, models: list[str], scores, in_domain) -> None:
         panel.scatter(full, mine, s=22, color="#1f77b4", zorder=3)
         low, high = min(full.min(), mine.min()) - 3, max(full.max(), mine.max()) + 3
         panel.plot([low, high], [low, high], color="#999999", lw=0.8, zorder=1)
-        for x, y, name in sorted(zip(full, mine, models), key=lambda item: item[0])[:: max(1, len(models) // 12)]:
-            panel.annotate(name, (x, y), xytext=(4, -10), textcoords="offset points", fontsize=7, color="#444444")
+        labels += [panel.annotate(name, (x, y), xytext=FIRST_PLACE, textcoords="offset points", fontsize=6.5,
+                                  color="#444444") for x, y, name in zip(full, mine, models)]
         panel.set_xlabel(f"{axis.name}, sentibench-v1 ({len(axis.tasks)} tasks), x 100")
         panel.set_ylabel(f"{axis.name}, {lite.name}, x 100")
         panel.set_title(f"{axis.name}: Spearman rho {rho:.3f} over {len(models)} models", fontsize=11)
         panel.grid(alpha=0.3)
     fig.tight_layout()
+    spread_labels(fig, labels)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
