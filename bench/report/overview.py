@@ -6,7 +6,8 @@ its task families, then its geometry diagnostics.
 view as MTEB's; `include_in_domain` puts them back. Its 95% interval is a two-level percentile bootstrap:
 each replicate draws the axis's tasks with replacement, and each task's evaluation units (the stored unit
 values; the per-seed scores of a few-shot task) with replacement; the replicate is the mean over the drawn
-tasks of each task's resampled score. Every ranked model shares each replicate's draws (the same tasks, the
+tasks of each task's resampled score (a replicate that drew none of a model's kept tasks takes the mean of all of
+them, their units resampled). Every ranked model shares each replicate's draws (the same tasks, the
 same units where the models' units are the same, which the units' hash says), so a replicate ranks the models
 against each other; a model's **rank interval** is the 2.5th and 97.5th percentile of its rank over the
 replicates (Hall & Miller 2009's bootstrap rank intervals; chosen over shared ranks for overlapping intervals
@@ -255,7 +256,9 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
     with np.errstate(invalid="ignore", divide="ignore"):
         point = (scores * keep).sum(axis=0) / keep.sum(axis=0)
         values = np.einsum("btm,tbm->bm", weight, replicates) / total
-    values = np.where(total > 0, values, point[None, :])
+        # a replicate that drew none of a model's kept tasks: the mean of its kept tasks, units resampled
+        own = np.einsum("tm,tbm->bm", keep, replicates) / keep.sum(axis=0)
+    values = np.where(total > 0, values, own)
     tail = 100 * (1 - LEVEL) / 2
     out: list[AxisScore | None] = []
     valid = keep.sum(axis=0) > 0
