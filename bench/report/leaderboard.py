@@ -124,7 +124,8 @@ class Group:
         named = " / ".join(METRIC_NAMES.get(m, m) for m in metrics)
         if self.diagnostic:
             return (f"Columns: {named} per task, a geometry diagnostic: not ranked, no best marked (a collapsed "
-                    "space scores 1; the overview shows alignment and uniformity beside it).")
+                    "space scores 1; read it with alignment and uniformity, in each result and in the overview of a "
+                    "benchmark that lists it).")
         return f"Columns: {named} per task x 100, higher is better; chance level: the `random` row where shown."
 
 
@@ -305,7 +306,7 @@ def _rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
 def build(root: Path, benchmark: str | None = None, include_in_domain: bool = False) -> Board:
     """The board: its groups (headline group first), the results left out because an older protocol version
     made them, and the overview of `benchmark` (default: the current release). A group whose tasks are all the
-    benchmark's diagnostics is shown without ranks or best marks."""
+    benchmark's diagnostics, or all geometry tasks, is shown without ranks or best marks."""
     from sentibench.tasks.benchmarks import get_benchmark
 
     chosen = get_benchmark(benchmark)
@@ -330,7 +331,8 @@ def build(root: Path, benchmark: str | None = None, include_in_domain: bool = Fa
                 interval = result.confidence_interval()
                 cells[task] = Cell(result, result.main_score(), *((interval.low, interval.high) if interval else ()))
             rows.append(Row(model, kinds[model], cells))
-        diagnostic = set(tasks) <= set(chosen.diagnostics)
+        diagnostic = set(tasks) <= set(chosen.diagnostics) or all(
+            result.provenance.task.type == "Geometry" for per_model in models.values() for result in per_model.values())
         if not diagnostic:
             for task in tasks:
                 _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)
