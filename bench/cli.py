@@ -324,8 +324,20 @@ def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argp
             parser.set_defaults(func=_method_command(command.run))
 
 
+class _Version(argparse.Action):
+    """`bench --version`: the harness's version and the current benchmark, read only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from sentibench import __version__
+        from sentibench.tasks.benchmarks import CURRENT
+
+        print(f"sentibench {__version__} (current benchmark: {CURRENT})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
+    parser.add_argument("--version", action=_Version, nargs=0, help="the harness's version and current benchmark")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="evaluate models on tasks (default: all-minilm-l6-v2 on the default suite)")

@@ -150,3 +150,18 @@ def test_the_committed_board_is_unchanged_with_a_plugin_installed(tmp_path):
                   tmp_path=tmp_path, home=False)
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == (ROOT / "leaderboard.md").read_bytes()
+
+
+def test_version_names_the_harness_and_the_current_benchmark(tmp_path):
+    from sentibench import __version__
+
+    done = _bench("--version", plugin=False, tmp_path=tmp_path)
+    assert done.returncode == 0 and done.stdout == f"sentibench {__version__} (current benchmark: sentibench-v1)\n"
+
+
+def test_citation_cff_names_the_released_benchmarks():
+    import yaml
+
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert citation["cff-version"] == "1.2.0" and citation["title"].startswith("sentibench")
+    assert all(f"{name} (manifest sha256 {sha})" in citation["abstract"] for name, sha in RELEASED.items())
