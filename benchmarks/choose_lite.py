@@ -175,8 +175,8 @@ def choose(axes, candidates: list[str], scores, in_domain, rows: np.ndarray, cos
            budget: float) -> list[str]:
     """Greedy forward selection until the budget is spent: add the task that most raises the mean of the axes'
     rho (an axis some model cannot be scored on counts -1), the cheaper on a tie. Filling the budget rather
-    than stopping at the first subset that reaches the target generalised better to held-out families (median
-    held-out rho 0.976 against 0.939 for stopping early, 20 halvings; docs/benchmarks.md)."""
+    than stopping at the first subset that reaches the target generalised better to held-out families in an
+    exploration with an earlier cost model (docs/benchmarks.md)."""
     chosen: list[str] = []
     while True:
         options = []
@@ -253,16 +253,13 @@ def table(lite, axes, models: list[str], scores, in_domain) -> str:
 
 # ---- 4. measured cost ---------------------------------------------------------------------------------------
 
-def measure_cold(benchmarks: list[str], model: str) -> dict[str, float]:
-    """Wall seconds of `bench run -b NAME -m model`, each from an empty SENTIBENCH_HOME, one after the other."""
+def measure_cold(benchmarks: list[str]) -> dict[str, float]:
+    """Wall seconds of `bench run -b NAME -m all-minilm-l6-v2`, each from an empty SENTIBENCH_HOME, one after
+    the other."""
     out = {}
     for name in benchmarks:
         with tempfile.TemporaryDirectory() as home:
-            env = {**os.environ, "SENTIBENCH_HOME": home}
-            started = time.perf_counter()
-            subprocess.run(["bench", "run", "-b", name, "-m", model, "--output-folder", str(Path(home) / "out")],
-                           env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            out[name] = time.perf_counter() - started
+            out[name] = run_seconds(["-b", name], home, Path(home) / "out")
         print(f"{name}: {out[name]:.1f}s cold", file=sys.stderr)
     return out
 
@@ -317,7 +314,7 @@ def main() -> int:
         plot(Path(args.plot), lite, v1.axes, models, scores, in_domain)
         print(f"wrote {args.plot}")
     if args.measure and not args.smoke:
-        full_s, lite_s = measure_cold(["sentibench-v1", "sentibench-lite-v1"], "all-minilm-l6-v2").values()
+        full_s, lite_s = measure_cold(["sentibench-v1", "sentibench-lite-v1"]).values()
         print(f"\nmeasured cold, all-minilm-l6-v2, one after the other: v1 {full_s:.0f}s, lite {lite_s:.0f}s: "
               f"ratio 1/{full_s / lite_s:.1f}")
     return 0

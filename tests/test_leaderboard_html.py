@@ -19,6 +19,10 @@ from sentibench.tasks.registry import all_tasks
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
 REQUIRED = os.environ.get("SENTIBENCH_REQUIRE_BROWSER") == "1"  # set by .ci/run: a missing browser fails
+MISSING = ("no Chromium and chromedriver on PATH (apt-get install chromium chromium-driver); .ci/run installs them"
+           if not (CHROMIUM and DRIVER) else None)
+in_a_browser = pytest.mark.skipif(MISSING is not None and not REQUIRED, reason=str(MISSING))
+"""The browser tests: skipped where no browser is installed, unless CI requires one (then they fail)."""
 
 MODELS = {  # name -> (provenance model block, kind the page should show)
     "minilm": ({"name": "minilm", "loader": "sentence-transformers"}, "pretrained"),
@@ -73,12 +77,8 @@ def _results(root: Path) -> None:
 
 @pytest.fixture
 def browser():
-    if not (CHROMIUM and DRIVER):
-        missing = ("no Chromium and chromedriver on PATH (apt-get install chromium chromium-driver); "
-                   ".ci/run installs them")
-        if REQUIRED:
-            pytest.fail(missing)  # CI must run the browser test, never skip it
-        pytest.skip(missing)
+    if MISSING is not None:
+        pytest.fail(MISSING)  # reached only when CI requires the browser: it must run, never skip
     if REQUIRED:
         from selenium import webdriver
     else:
@@ -92,6 +92,7 @@ def browser():
     driver.quit()
 
 
+@in_a_browser
 def test_the_page_in_a_real_browser(tmp_path, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -147,6 +148,7 @@ def test_the_page_in_a_real_browser(tmp_path, browser):
     assert browser.save_screenshot(str(_artifacts(tmp_path) / "leaderboard.png"))
 
 
+@in_a_browser
 def test_overview_scatter_and_a_model_page_in_a_real_browser(tmp_path, browser):
     from selenium.webdriver.common.by import By
 

@@ -78,14 +78,3 @@ def paired_bootstrap(a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, s
     return {"difference": observed, "low": float(low), "high": float(high),
             "p_value": float((1 + extreme) / (resamples + 1)), "test": "paired bootstrap", "resamples": resamples,
             "seed": seed, "level": level}
-
-
-
-def shared_resample_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
-    """[resamples, c] means of the columns of `values` [n, c] over the same multinomial resamples of its n
-    rows (the draw `bootstrap_means` makes, as counts: one matrix product instead of a gather), so that
-    column j of every replicate is comparable with column k (paired, as a rank across models needs)."""
-    values = np.asarray(values, dtype=np.float64)
-    counts = np.random.default_rng(seed).multinomial(len(values), np.full(len(values), 1 / len(values)),
-                                                     size=resamples)
-    return counts @ values / len(values)

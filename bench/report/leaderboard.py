@@ -50,7 +50,8 @@ interval (bootstrap over the task's evaluation units, or Student's t over seeds 
 JSON has both ends, the method and the unit; docs/tasks.md, "Uncertainty"). The best score of a column is
 **bold**; `~` marks a score not significantly worse than it (paired test on the same units, p >= 0.05).
 In a group's table, *rank* (the mean of a model's ranks over the group's columns) and *average* (its mean
-score over them) are given only to models that have every column; the others show their *coverage* unranked.
+score over them) are given only to models that have every column, and only when at least two do; the others
+show their *coverage* unranked.
 A `*` marks a result on a dataset the model was trained or selected on (in-domain, as in SentiCSE's Table 3).
 A `†` marks a result made from a working tree with uncommitted changes (made before `bench run` refused to
 write `results/` from one): its recorded commit is not exactly the code behind it, and

@@ -226,13 +226,13 @@ def _axis_units(result: TaskResult) -> tuple[np.ndarray, str] | None:
 def _task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np.ndarray:
     """[resamples, models] resampled scores of one task: the same units drawn for every model when their units
     are the same (paired), each model's own draw otherwise, the point score where a model has no units."""
-    from sentibench.evaluation.bootstrap import shared_resample_means
+    from sentibench.evaluation.bootstrap import bootstrap_means
 
     units = [_axis_units(result) for result in results]
     if all(u is not None for u in units) and len({(len(u[0]), u[1]) for u in units}) == 1:
-        return shared_resample_means(np.column_stack([u[0] for u in units]), resamples, seed)
-    columns = [np.full(resamples, result.main_score()) if u is None
-               else shared_resample_means(u[0][:, None], resamples, seed)[:, 0] for result, u in zip(results, units)]
+        return bootstrap_means(np.column_stack([u[0] for u in units]), resamples, seed)
+    columns = [np.full(resamples, result.main_score()) if u is None else bootstrap_means(u[0], resamples, seed)
+               for result, u in zip(results, units)]
     return np.column_stack(columns)
 
 
