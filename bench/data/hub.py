@@ -8,6 +8,13 @@ failed connection already said. `hub_access()` asks first, once per endpoint and
 to the endpoint's host (or to the proxy the environment names for it), at most `PROBE_TIMEOUT` seconds. When
 it cannot be opened, the libraries run in their own offline mode (what `HF_HUB_OFFLINE=1` does) for the
 call: what the local cache holds is served at once, anything else fails at once.
+
+An endpoint that accepts connections and never answers passes that probe, and some of the libraries' requests
+carry no read timeout (`HfApi.repo_info`) or a long one (datasets' 100 s). Inside `hub_access()` every request
+of huggingface_hub's shared client (which datasets uses too) waits at most `read_timeout()` for each read, the
+libraries' own `HF_HUB_ETAG_TIMEOUT` / `HF_HUB_DOWNLOAD_TIMEOUT` (10 s each by default); and once a request has
+gone that long unanswered no further request starts (`HubStalled`), so the libraries' retries cannot stretch
+the wait: a mute endpoint fails the call in about one read timeout plus one back-off.
 """
 
 from __future__ import annotations
@@ -74,6 +81,51 @@ def endpoint_reachable(endpoint: str) -> bool:
     return False
 
 
+class HubStalled(TimeoutError):
+    """The endpoint left a request unanswered for longer than `read_timeout()`: no further request starts."""
+
+
+def read_timeout() -> float:
+    """Seconds one read from the endpoint may wait: the larger of huggingface_hub's `HF_HUB_ETAG_TIMEOUT` and
+    `HF_HUB_DOWNLOAD_TIMEOUT` (environment variables, read when it is imported)."""
+    from huggingface_hub import constants
+
+    return float(max(constants.HF_HUB_ETAG_TIMEOUT, constants.HF_HUB_DOWNLOAD_TIMEOUT))
+
+
+_unanswered_since: list[float] = []  # when the oldest request still waiting for an answer started, if one is
+
+
+def _bound_request(request) -> None:
+    """The client's request hook: refuse to start once a request went unanswered past the read timeout; cap
+    each of this request's timeouts (connect, read, write, pool) at it, a missing one included."""
+    limit, now = read_timeout(), time.monotonic()
+    if _unanswered_since and now - _unanswered_since[0] > limit:
+        raise HubStalled(f"no answer from {request.url.host} within {limit:g} s (HF_HUB_ETAG_TIMEOUT, "
+                         "HF_HUB_DOWNLOAD_TIMEOUT)")
+    if not _unanswered_since:
+        _unanswered_since.append(now)
+    timeouts = request.extensions.get("timeout", {})
+    request.extensions["timeout"] = {kind: limit if timeouts.get(kind) is None else min(timeouts[kind], limit)
+                                     for kind in ("connect", "read", "write", "pool")}
+
+
+def _answered(response) -> None:
+    """The client's response hook: the endpoint answers."""
+    _unanswered_since.clear()
+
+
+def _bound_session() -> None:
+    """Add the two hooks to huggingface_hub's shared client (once per client; a new client gets them anew)."""
+    from huggingface_hub import get_session
+
+    session = get_session()
+    hooks = session.event_hooks
+    if _bound_request not in hooks["request"]:
+        session.event_hooks = {"request": [*hooks["request"], _bound_request],
+                               "response": [*hooks["response"], _answered]}
+
+
 @contextmanager
 def hub_access() -> Iterator[bool]:
     """Hub library calls inside run as configured when the endpoint answers (yields True); in the libraries'
@@ -81,6 +133,8 @@ def hub_access() -> Iterator[bool]:
     from huggingface_hub import constants
 
     if constants.HF_HUB_OFFLINE or endpoint_reachable(constants.ENDPOINT):
+        _unanswered_since.clear()
+        _bound_session()
         yield True
         return
     import datasets.config
