@@ -243,11 +243,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from sentibench.submission.submit import submit
+    from sentibench.submission.submit import archive_path, submit
 
     folder, weights = submit(args.name, Path(args.results), Path(args.output), with_weights=args.with_weights,
                              archive=args.archive, replace=args.replace, benchmark=args.benchmark)
-    print(f"wrote {folder}" + (f" and {folder.with_suffix('.zip')}" if args.archive else "")
+    print(f"wrote {folder}" + (f" and {archive_path(folder)}" if args.archive else "")
           + f"; {weights}; check it with `bench verify {folder}`")
     return 0
 

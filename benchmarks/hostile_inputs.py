@@ -44,6 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]  # the checkout
 REAL_HOME = Path(os.environ.get("SENTIBENCH_HOME", Path.home() / ".cache" / "sentibench"))
 DATASET = "vader-amazon-r1"
 SOURCE = "vaderSentiment-3.3.2.tar.gz"
@@ -628,6 +629,9 @@ def cases() -> list[Case]:
              setup=mute_endpoint, check=fast(30.0), process=True),
         Case("hub dataset from an endpoint that never answers", ["run", "-m", "random", "-t", "sts-sts12"],
              setup=mute_endpoint, check=fast(30.0), process=True),
+        Case("submit m.v2 --archive --replace beside m.v1's zip",
+             ["submit", "m.v2", "--output", "out", "--archive", "--replace"], "ok", setup=two_versions_archived,
+             check=archives_kept),
     ]
     return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
 
@@ -643,9 +647,39 @@ def mute_endpoint(box: Sandbox) -> None:
                        "HF_HUB_ETAG_TIMEOUT": "1", "HF_HUB_DOWNLOAD_TIMEOUT": "1", "HF_HOME": str(box.root / "hf")})
 
 
+def renamed_random(box: Sandbox, name: str) -> None:
+    """A user card `name` that is the packaged `random` card renamed, with the committed results made under it."""
+    box.card(name, (ROOT / "models" / "cards" / "random.yaml").read_text().replace("name: random", f"name: {name}"))
+    source = next((ROOT / "results" / "random").iterdir())
+    target = box.work / "results" / name / source.name
+    target.mkdir(parents=True)
+    for path in source.iterdir():
+        if path.suffix == ".json":
+            data = json.loads(path.read_text())
+            data["sentibench"]["model"]["name"] = name
+            (target / path.name).write_text(json.dumps(data))
+        else:
+            shutil.copyfile(path, target / path.name)
+
+
+def two_versions_archived(box: Sandbox) -> None:
+    """Cards `m.v1` and `m.v2`; `m.v1` submitted with its zip, whose bytes are kept to compare."""
+    renamed_random(box, "m.v1")
+    renamed_random(box, "m.v2")
+    bench(["submit", "m.v1", "--output", "out", "--archive"])
+    box.held.extend((path, path.read_bytes()) for path in (box.work / "out").glob("*.zip"))
+
+
+def archives_kept(box: Sandbox, out: str) -> str | None:
+    if not box.held:
+        return "m.v1 wrote no zip"
+    return next((f"{path.name} changed" for path, data in box.held
+                 if not path.is_file() or path.read_bytes() != data), None)
+
+
 def committed_results(box: Sandbox) -> None:
     """The repository's committed results of the `random` card (the whole required suite) in the box."""
-    shutil.copytree(Path(__file__).resolve().parents[1] / "results" / "random", box.work / "results" / "random")
+    shutil.copytree(ROOT / "results" / "random", box.work / "results" / "random")
 
 
 def random_result(box: Sandbox, folder: str = "results", task: str = TASK) -> Path:

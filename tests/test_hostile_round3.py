@@ -8,10 +8,16 @@ import socket
 import subprocess
 import sys
 import time
+import zipfile
+from pathlib import Path
 
 import pytest
+from test_submission import TASK, home  # noqa: F401  (a home whose suite is one task)
 
 from sentibench.cli import main
+from sentibench.submission.submit import archive_path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -58,3 +64,33 @@ def test_each_hub_request_gets_a_bounded_timeout_and_none_starts_after_one_went_
     hub._unanswered_since[0] -= 3.5
     with pytest.raises(hub.HubStalled, match="no answer from mirror.example within 3 s"):
         hub._bound_request(request)
+
+
+def random_card(sentibench_home: Path, name: str) -> None:
+    """A user card `name` that is the packaged `random` card renamed."""
+    (sentibench_home / "cards").mkdir(parents=True, exist_ok=True)
+    (sentibench_home / "cards" / f"{name}.yaml").write_text(
+        (ROOT / "models" / "cards" / "random.yaml").read_text().replace("name: random", f"name: {name}"))
+
+
+def test_archive_names_are_the_whole_card_name_plus_zip():
+    names = ["m.v1", "m.v2", "m", "x..y", "x.", "a.zip", "a"]
+    zips = [archive_path(Path("out") / name) for name in names]
+    assert [z.name for z in zips] == ["m.v1.zip", "m.v2.zip", "m.zip", "x..y.zip", "x..zip", "a.zip.zip", "a.zip"]
+    assert len(set(zips)) == len(names)
+
+
+def test_a_second_version_archived_with_replace_leaves_the_first_versions_zip(home, tmp_path, capsys):  # noqa: F811
+    for name in ("m.v1", "m.v2"):
+        random_card(home, name)
+        assert run_cli(capsys, "run", "-m", name, "-t", TASK, "--output-folder", str(tmp_path / "results"))[0] == 0
+    out = tmp_path / "out"
+    assert run_cli(capsys, "submit", "m.v1", "--results", str(tmp_path / "results"), "--output", str(out),
+                   "--archive")[0] == 0
+    first = (out / "m.v1.zip").read_bytes()
+    code, printed, err = run_cli(capsys, "submit", "m.v2", "--results", str(tmp_path / "results"), "--output",
+                                 str(out), "--archive", "--replace")
+    assert code == 0, err
+    assert f"and {out / 'm.v2.zip'};" in printed
+    assert (out / "m.v1.zip").read_bytes() == first and zipfile.is_zipfile(out / "m.v2.zip")
+    assert sorted(p.name for p in out.iterdir()) == ["m.v1", "m.v1.zip", "m.v2", "m.v2.zip"]

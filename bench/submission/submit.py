@@ -207,6 +207,12 @@ def _check_replaceable_zip(zipped: Path, replace: bool) -> None:
                          "remove it or pass another --output")
 
 
+def archive_path(folder: Path) -> Path:
+    """The zip beside a submission folder: its whole name plus `.zip` (`m.v1` -> `m.v1.zip`, never `m.zip`), so
+    two cards' archives never share a name."""
+    return folder.with_name(f"{folder.name}.zip")
+
+
 def _answering(results: list[TaskResult], benchmark: str) -> list[TaskResult]:
     """The results a submission to `benchmark` carries: its tasks, and optional ones that no registered benchmark
     lists (fine-tuning tasks); a task only another benchmark lists stays home, so `bench verify` never re-runs
@@ -234,7 +240,7 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
     decision = weights_decision(card, with_weights)
     target = Path(output) / card.name
     replacing = _replaceable(target, replace)
-    zipped = target.with_suffix(".zip")
+    zipped = archive_path(target)
     if archive and (zipped.exists() or zipped.is_symlink()):
         _check_replaceable_zip(zipped, replace)
     with atomic_folder(target, replace=replacing) as tmp:
