@@ -73,30 +73,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_USAGE if report.failed else 0
 
 
+def _results_folders(given: list[str] | None) -> list[Path]:
+    """The `--results` folders (default: results/), each checked to hold results before anything is read."""
+    folders = [Path(folder) for folder in (given or ["results"])]
+    for folder in folders:
+        if not folder.is_dir():
+            raise BenchError(f"no results folder '{folder}'; run `bench run` first")
+        if not any(folder.rglob("*.json")):
+            raise BenchError(f"no results under '{folder}'; run `bench run` first (nothing was written)")
+    return folders
+
+
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from sentibench.report.leaderboard import write_leaderboard
+    from sentibench.report.leaderboard import build, render_board
     from sentibench.tasks.benchmarks import get_benchmark
 
     get_benchmark(args.benchmark)  # an unknown name fails here, before anything is read
-    if not Path(args.results).is_dir():
-        raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
-    if not any(Path(args.results).rglob("*.json")):
-        raise BenchError(f"no results under '{args.results}'; run `bench run` first (nothing was written)")
+    folders = _results_folders(args.results)
+    if args.html is not None and args.site is not None and args.html not in ("", args.site):
+        raise BenchError(f"--html {args.html} and --site {args.site} name two sites: give one")
+    site = args.site or args.html or None
+    if sum(bool(x) for x in (site is not None or args.html is not None, args.scatter, args.format != "md")) > 1:
+        raise BenchError("give one of --html/--site, --scatter and --format csv|json")
+    board = build(folders, args.benchmark, args.include_in_domain)
     if args.scatter:
-        from sentibench.report.leaderboard import build
         from sentibench.report.tradeoff import write_png
 
-        board = build(Path(args.results), args.benchmark, args.include_in_domain)
         print(f"wrote {write_png(board, Path(args.scatter))}", file=sys.stderr)
         return 0
-    if args.html:
-        from sentibench.report.leaderboard_html import write_html
+    if site is not None or args.html is not None:
+        from sentibench.report.leaderboard_html import write_site
 
-        page = write_html(Path(args.results), Path(args.html), Path(args.figures) if args.figures else None,
-                          args.benchmark, args.include_in_domain)
-        print(f"wrote {page} and a page per model under {Path(args.html) / 'models'}", file=sys.stderr)
+        page = write_site(board, Path(site or "site"), Path(args.figures) if args.figures else None)
+        print(f"wrote {page}, a page per model under {page.parent / 'models'} and the result files they link "
+              f"to under {page.parent / 'results'}; the folder is self-contained", file=sys.stderr)
         return 0
-    write_leaderboard(Path(args.results), Path(args.output), args.benchmark, args.include_in_domain)
+    if args.format != "md":
+        from sentibench.report.table_export import write_tables
+
+        out = Path(args.output if args.output != "leaderboard.md" else f"leaderboard.{args.format}")
+        print(f"wrote {write_tables(board, out, args.format)}", file=sys.stderr)
+        return 0
+    from sentibench.core.io import atomic_write_text
+
+    atomic_write_text(Path(args.output), render_board(board))
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -369,11 +389,20 @@ def build_parser() -> argparse.ArgumentParser:
                                        "(default: start a local Ray)")
     run.set_defaults(func=cmd_run)
 
-    board = sub.add_parser("leaderboard", help="render leaderboard.md from result JSONs")
-    board.add_argument("--results", default="results")
-    board.add_argument("--output", default="leaderboard.md")
-    board.add_argument("--html", metavar="SITE", help="write a static web page SITE/index.html instead")
-    board.add_argument("--figures", default="docs/figures", help="PNG figures to embed in the web page")
+    board = sub.add_parser("leaderboard", help="render leaderboard.md (or a web site, CSV or JSON) from result JSONs",
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    board.add_argument("--results", action="append", metavar="FOLDER",
+                       help="results folder to read; repeat it to show several side by side, e.g. --results results "
+                            "--results mine (default: results)")
+    board.add_argument("--output", default="leaderboard.md",
+                       help="file to write (with --format csv|json: leaderboard.csv|json unless given)")
+    board.add_argument("--format", choices=["md", "csv", "json"], default="md",
+                       help="md: the Markdown board; csv / json: every table as one record per (table, model, column)")
+    board.add_argument("--html", nargs="?", const="", metavar="SITE",
+                       help="write the board as a static web site instead (SITE/index.html; default folder: site)")
+    board.add_argument("--site", metavar="DIR", help="the web site's folder (implies --html); it is self-contained: "
+                                                     "the result files it links to are copied in")
+    board.add_argument("--figures", default="docs/figures", help="folder of PNG figures to embed in the web page")
     board.add_argument("--benchmark", help="the benchmark the overview ranks (default: the current release, "
                                            "sentibench-v1; see `bench list benchmarks`)")
     board.add_argument("--include-in-domain", action="store_true",
@@ -448,7 +477,9 @@ def build_parser() -> argparse.ArgumentParser:
     check_in = sub.add_parser("verify", help="check a submission, re-run its tasks, merge it if they agree")
     check_in.add_argument("submission", help="a submission folder or zip")
     check_in.add_argument("--results", default="results", help="results folder to merge into")
-    check_in.add_argument("--leaderboard", default="leaderboard.md", help="leaderboard to regenerate ('' for none)")
+    check_in.add_argument("--leaderboard", metavar="FILE",
+                          help="also regenerate this leaderboard file from RESULTS (default: none; verify never "
+                               "replaces a file it was not given)")
     # defaults live in sentibench.submission.verify, imported only when verifying (it pulls in the whole run machinery)
     check_in.add_argument("--fraction", type=float,
                           help="fraction of the tasks to re-run, 0 to 1 (default: 1): every task; below 1 the "

@@ -69,6 +69,17 @@ def test_leaderboard_md_is_the_render_of_the_committed_results(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sentibench.cli", "leaderboard", "--results", str(RESULTS),
                            "--output", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert out.read_bytes() == (ROOT / "leaderboard.md").read_bytes(), (
+    def board(text: str) -> tuple[str, list[str]]:
+        lines = text.splitlines(keepends=True)
+        return "".join(x for x in lines if not x.startswith("Built by sentibench ")), [
+            x for x in lines if x.startswith("Built by sentibench ")]
+
+    rendered, _ = board(out.read_text(encoding="utf-8"))
+    committed, stamp = board((ROOT / "leaderboard.md").read_text(encoding="utf-8"))
+    assert rendered == committed, (
         "leaderboard.md differs from `bench leaderboard --results results`: regenerate it and commit it with "
         "the results")
+    assert len(stamp) == 1 and "uncommitted" not in stamp[0], "the committed board was rendered from a clean commit"
+    if _full_checkout():
+        commit = stamp[0].split("from commit ")[1].split(" ")[0]
+        assert _git("merge-base", "--is-ancestor", commit, "HEAD").returncode == 0, stamp[0]

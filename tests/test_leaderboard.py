@@ -105,13 +105,15 @@ def test_overview_leads_with_the_axes_zero_shot_and_lists_partial_coverage_apart
     assert [row[1] for row in ranked[1:]] == ["minilm", "tuned", "random"]
     assert [rows[m][0].split(" ")[0] for m in ("minilm", "tuned", "random")] == ["1", "2", "3"]
     assert rows["minilm"][3].startswith("36.50 ± ") and rows["tuned"][3].startswith("33.00 ± ")
-    assert rows["tuned"][3].endswith("[1]") and not rows["minilm"][3].endswith("]")
+    assert rows["tuned"][3].endswith("[1/4]") and not rows["minilm"][3].endswith("]")
     assert rows["random"][3].startswith("24.25 ± ")
     assert [rows[m][4].split(" ")[0] for m in ("minilm", "tuned", "random")] == ["82.00", "74.00", "1.00"]
     assert [rows[m][6] for m in ("minilm", "tuned", "random")] == ["P", "", ""]
     assert "Chance level: the `random` row" in text and "Sentiment 24.25, Meaning 1.00" in text
     partial = _table(text, "### Partial coverage of small-v1, not ranked (1 models)")
-    assert partial[1][:3] == ["partial", "trained here", "2/5"] and partial[1][3:] == ["", ""]
+    assert partial[1][:3] == ["partial", "trained here", "2/5"] and partial[1][4] == ""
+    # a partial model is never a blank row: its Sentiment mean over the 2 of 4 tasks it has, (60 + 70) / 2
+    assert partial[1][3].startswith("65.00 ± ") and partial[1][3].endswith(" [2/4]")
     families = _table(text, "### Task families of small-v1 (means x 100, not ranked)")
     assert families[0] == ["model", "sgts (2): Spearman rho", "probe (1): accuracy",
                            "retrieval (1): Polarity Score P@16", "sts (1): Spearman rho"]
@@ -307,21 +309,23 @@ def test_tradeoff_labels_of_a_dense_cluster_move_out_with_leader_lines(monkeypat
 
 
 def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tmp_path):
-    from sentibench.report.leaderboard_html import write_html
+    from sentibench.report.leaderboard_html import write_site
 
     for model, score in (("tuned", 0.37), ("minilm", 0.03)):  # sgts-mr unit values on the same 4 sentences
         path = result_path(results, model, "r1", "sgts-mr")
         UnitValues(np.array([score - 0.1, score + 0.1, score - 0.05, score + 0.05]), "sentence", "m",
                    "same").save(units_path(path))
-    write_html(results, tmp_path / "site")
+    write_site(build(results), tmp_path / "site")
     page = (tmp_path / "site" / "models" / "tuned.html").read_text()
     assert '<a class="base" href="minilm.html">minilm</a>' in page
-    assert "none: no training log is recorded" in page
-    assert 'href="../../results/tuned/r1/sgts-mr.json">37.00*</a>' in page, "score, in-domain mark, its JSON"
+    assert "none recorded (not trained here" in page
+    assert 'href="../results/results/tuned/r1/sgts-mr.json">37.00*</a>' in page, "score, in-domain mark, its copy"
+    assert (tmp_path / "site" / "results" / "results" / "tuned" / "r1" / "sgts-mr.json").read_bytes() == (
+        results / "tuned" / "r1" / "sgts-mr.json").read_bytes(), "the site holds the file it links to"
     assert "<td>[35.00, 39.00]</td>" in page and "<code>sgts-mr-data</code>" in page
     comparison = page.split('id="comparison"')[1]
     row = comparison.split('<tr data-task="sgts-mr">')[1].split("</tr>")[0]
-    assert 'href="../../results/minilm/r1/sgts-mr.json">3.00</a>' in row, "the base's score links to its JSON"
+    assert 'href="../results/results/minilm/r1/sgts-mr.json">3.00</a>' in row, "the base's score links to its JSON"
     assert "<td>34.00</td>" in row and "paired bootstrap over 4 sentences" in row  # 37 - 3, on the same units
     assert "no unit values stored" in comparison.split('<tr data-task="probe-mr">')[1].split("</tr>")[0]
     assert "No base" in (tmp_path / "site" / "models" / "minilm.html").read_text()
@@ -342,3 +346,26 @@ def test_group_means_cached_by_file_bytes_and_a_bad_cache_entry_is_recomputed(re
     write(results, "tuned", "probe-mr", 0.5)  # the file changed: its group is recomputed, not read back
     families = _table(render(results), "### Task families of small-v1 (means x 100, not ranked)")
     assert next(row for row in families if row[0] == "tuned")[2] == "50.00 ± 2.00"
+
+
+def test_every_table_exports_as_csv_and_json_records(results, tmp_path):
+    import csv
+    import json
+
+    from sentibench.cli import main
+
+    assert main(["leaderboard", "--results", str(results), "--format", "csv", "--output", str(tmp_path / "b.csv")]) == 0
+    rows = list(csv.DictReader((tmp_path / "b.csv").open()))
+    cell = next(r for r in rows if (r["table"], r["model"], r["column"]) == ("sgts", "minilm", "sgts-mr"))
+    assert (float(cell["value"]), float(cell["low"]), float(cell["high"])) == (3.0, 1.0, 5.0), "x 100, as shown"
+    axis = {r["model"]: r for r in rows if r["table"] == "overview" and r["column"] == "Sentiment"}
+    assert float(axis["minilm"]["value"]) == 36.5 and axis["minilm"]["rank"] == "1" and "pareto" in axis["minilm"][
+        "marks"]
+    assert axis["tuned"]["marks"] == "1/4 tasks", "an in-domain task left out says so"
+    partial = next(r for r in rows if r["table"] == "overview (partial coverage)" and r["column"] == "Sentiment")
+    assert (partial["model"], float(partial["value"]), partial["coverage"]) == ("partial", 65.0, "2/5")
+    out = tmp_path / "b.json"
+    assert main(["leaderboard", "--results", str(results), "--format", "json", "--output", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["benchmark"] == "small-v1" and document["built"].startswith("Built by sentibench ")
+    assert [{k: str(v) if v is not None else "" for k, v in r.items()} for r in document["records"]] == rows

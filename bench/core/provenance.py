@@ -40,6 +40,17 @@ def git_commit() -> str | None:
     return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
 
 
+def commit_date(commit: str) -> str | None:
+    """The committer date of `commit` as YYYY-MM-DD (None outside git or for an unknown commit)."""
+    here = Path(__file__).resolve().parent
+    try:
+        shown = subprocess.run(["git", "show", "-s", "--format=%cs", commit], cwd=here, capture_output=True,
+                               text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return shown.stdout.strip() or None if shown.returncode == 0 else None
+
+
 def committed_results_dir() -> Path | None:
     """The source tree's own `results/` folder (the committed results), or None outside a git checkout."""
     here = Path(__file__).resolve().parent

@@ -26,6 +26,7 @@ listed apart with their coverage.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections import defaultdict
@@ -72,9 +73,11 @@ class AxisScore:
     high: float | None
     tasks: int                        # tasks averaged
     left_out: tuple[str, ...] = ()    # in-domain tasks left out of the mean
+    of: int = 0                       # tasks on the axis (a partial model averages the ones it has)
     rank: int | None = None
     rank_low: int | None = None
     rank_high: int | None = None
+    replicates: tuple[float, ...] = field(default=(), repr=False, compare=False)  # the bootstrap's axis means
 
 
 @dataclass
@@ -270,13 +273,14 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
         low, high = np.percentile(values[:, j], [tail, 100 - tail])
         left_out = tuple(t for i, t in enumerate(tasks) if not keep[i, j])
         if ranks is None:
-            out.append(AxisScore(float(point[j]), float(low), float(high), int(keep[:, j].sum()), left_out))
+            out.append(AxisScore(float(point[j]), float(low), float(high), int(keep[:, j].sum()), left_out,
+                                 len(tasks)))
             continue
         point_rank = 1 + int(sum(point[k] > point[j] for k in range(len(models)) if valid[k]))
         rank_low = int(np.percentile(ranks[:, j], tail, method="lower"))
         rank_high = int(np.percentile(ranks[:, j], 100 - tail, method="higher"))
         out.append(AxisScore(float(point[j]), float(low), float(high), int(keep[:, j].sum()), left_out,
-                             point_rank, rank_low, rank_high))
+                             len(tasks), point_rank, rank_low, rank_high, tuple(values[:, j].tolist())))
     return out
 
 
@@ -346,11 +350,12 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
         for row, score in zip(ranked, scores):
             if score is not None:
                 row.axes[axis.name] = score
-        for row in rows:
-            if row not in ranked and all(t in counted[row.model] for t in axis.tasks):
-                score = axis_scores([counted[row.model]], list(axis.tasks), include_in_domain, False)[0]
+        for row in rows:  # unranked: the mean over the axis's tasks the model has, marked [n/N]
+            have = [t for t in axis.tasks if t in counted[row.model] and counted[row.model][t].main_score() is not None]
+            if row not in ranked and have:
+                score = axis_scores([counted[row.model]], have, include_in_domain, False)[0]
                 if score is not None:
-                    row.axes[axis.name] = score
+                    row.axes[axis.name] = dataclasses.replace(score, of=len(axis.tasks))
     _mark_pareto([row for row in ranked if len(row.axes) == len(benchmark.axes)], [a.name for a in benchmark.axes])
     partial = [row for row in rows if row not in ranked]
     first = benchmark.axes[0].name
