@@ -632,6 +632,11 @@ def cases() -> list[Case]:
         Case("submit m.v2 --archive --replace beside m.v1's zip",
              ["submit", "m.v2", "--output", "out", "--archive", "--replace"], "ok", setup=two_versions_archived,
              check=archives_kept),
+        Case("verify --results merged beside the checkout's leaderboard.md",
+             ["verify", "out/random", "--results", "merged", "--fraction", "0", "--minimum", "0"], "ok",
+             setup=lambda box: (committed_results(box), bench(["submit", "random", "--output", "out"]),
+                                (box.work / "leaderboard.md").write_bytes(PRECIOUS)),
+             check=file_unchanged("leaderboard.md", PRECIOUS)),
     ]
     return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
 

@@ -257,10 +257,10 @@ def test_verify_prints_each_rerun_its_verdict_and_the_card_escaped(tmp_path, cap
 
 
 @pytest.mark.parametrize("flags, expected", [
-    ([], (Path("leaderboard.md"), 1.0, 3, None, None)),
-    (["--leaderboard", "", "--fraction", "0.5", "--minimum", "2", "--seed", "9", "--device", "cpu"],
-     (None, 0.5, 2, 9, "cpu")),
-    (["--fraction", "0", "--minimum", "0"], (Path("leaderboard.md"), 0.0, 0, None, None)),
+    ([], (None, 1.0, 3, None, None)),
+    (["--leaderboard", "board.md", "--fraction", "0.5", "--minimum", "2", "--seed", "9", "--device", "cpu"],
+     (Path("board.md"), 0.5, 2, 9, "cpu")),
+    (["--leaderboard", "", "--fraction", "0", "--minimum", "0"], (None, 0.0, 0, None, None)),
 ])
 def test_verify_passes_its_defaults_or_the_users_choices(tmp_path, capsys, monkeypatch, flags, expected):
     calls: list[tuple] = []

@@ -94,3 +94,16 @@ def test_a_second_version_archived_with_replace_leaves_the_first_versions_zip(ho
     assert f"and {out / 'm.v2.zip'};" in printed
     assert (out / "m.v1.zip").read_bytes() == first and zipfile.is_zipfile(out / "m.v2.zip")
     assert sorted(p.name for p in out.iterdir()) == ["m.v1", "m.v1.zip", "m.v2", "m.v2.zip"]
+
+
+def test_verify_renders_no_leaderboard_it_was_not_given(home, tmp_path, capsys, monkeypatch):  # noqa: F811
+    random_card(home, "mine")
+    assert run_cli(capsys, "run", "-m", "mine", "-t", TASK, "--output-folder", str(tmp_path / "runs"))[0] == 0
+    out = tmp_path / "out"
+    assert run_cli(capsys, "submit", "mine", "--results", str(tmp_path / "runs"), "--output", str(out))[0] == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "leaderboard.md").write_text("the committed board\n")
+    code, _, err = run_cli(capsys, "verify", str(out / "mine"), "--results", "merged")
+    assert code == 0, err
+    assert (tmp_path / "leaderboard.md").read_text() == "the committed board\n"
+    assert [p.name for p in (tmp_path / "merged").iterdir()] == ["mine"] and not list(tmp_path.glob("merged/*.md"))

@@ -271,7 +271,7 @@ def test_check_leaderboard_accepts_none_and_a_writable_file_and_leaves_nothing(t
 
 def test_check_leaderboard_names_an_unwritable_file_and_what_to_pass(tmp_path):
     for board, why in [(tmp_path / "no" / "board.md", "No such file or directory"), (tmp_path, "is a folder")]:
-        fails(f"cannot write the leaderboard '{board}' ({why}); pass a writable --leaderboard or '' for none",
+        fails(f"cannot write the leaderboard '{board}' ({why}); pass a writable --leaderboard, or none",
                check_leaderboard, board)
 
 
@@ -536,8 +536,8 @@ def test_bad_sampling_numbers_and_an_unwritable_leaderboard_fail_before_the_subm
     fails(FRACTION_ERROR.format(2.0), verify, tmp_path / "nothing", tmp_path / "results", None, fraction=2.0)
     fails(MINIMUM_ERROR.format(-1), verify, tmp_path / "nothing", tmp_path / "results", None, minimum=-1)
     board = tmp_path / "no" / "board.md"
-    fails(f"cannot write the leaderboard '{board}' (No such file or directory); pass a writable --leaderboard or "
-           "'' for none", verify, tmp_path / "nothing", tmp_path / "results", board)
+    fails(f"cannot write the leaderboard '{board}' (No such file or directory); pass a writable --leaderboard, or "
+           "none", verify, tmp_path / "nothing", tmp_path / "results", board)
 
 
 def test_the_leaderboard_is_the_same_utf8_bytes_where_the_locale_is_ascii(submission, tmp_path, home):  # noqa: F811

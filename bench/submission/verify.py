@@ -17,7 +17,8 @@
 5. The status says what was re-run: `verified` (every task), `sampled` (some; the leaderboard shows
    `(sampled N%)`) or `unverified` (none). Only a re-run makes a result verified.
 6. Accepted: the results, the card and a `verification.json` record (naming the benchmark) are staged
-   beside `<results>/<model>/<revision>/` and the leaderboard is staged beside its file (an unwritable one fails
+   beside `<results>/<model>/<revision>/` and the leaderboard, when one is named (`--leaderboard`; none by default,
+   so a file the user did not name is never replaced), is staged beside its file (an unwritable one fails
    here, before anything is published); then the folder is renamed into place and the leaderboard
    replaced. A failure at any step leaves the results folder as it was; a rejection writes nothing. An
    existing folder of that revision is never overwritten.
@@ -233,7 +234,7 @@ def check_leaderboard(path: Path | None) -> None:
             staged_file(path).unlink()
         except OSError as error:
             raise BenchError(f"cannot write the leaderboard '{path}' ({error.strerror}); pass a writable "
-                             "--leaderboard or '' for none") from None
+                             "--leaderboard, or none") from None
 
 
 def verify(submission: Path, results_root: Path, leaderboard: Path | None, fraction: float = DEFAULT_FRACTION,
