@@ -122,8 +122,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from tabulate import tabulate_formats
+
     from sentibench.report.compare import compare, compare_with_frozen_twins, render
 
+    if args.format not in tabulate_formats:
+        raise BenchError(f"unknown --format {args.format!r}; choose one of {', '.join(sorted(tabulate_formats))}")
     if not Path(args.results).is_dir():
         raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
     tasks = _split_names(args.tasks) if args.tasks else None
@@ -339,6 +343,9 @@ def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argp
                     groups[key] = parent.add_parser(name, help=f"{name} commands").add_subparsers(
                         dest=f"{key.replace(' ', '_')}_command", required=True)
                 parent = groups[key]
+            if leaf in parent.choices:
+                raise BenchError(f"method '{method.name}' declares the command `bench {' '.join(command.path)}`, which "
+                                 "another command already is; rename one of them")
             parser = parent.add_parser(leaf, help=command.help)
             command.arguments(parser)
             parser.set_defaults(func=_method_command(command.run))
@@ -511,8 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)  # the parser lists plug-ins' commands: a broken one is one line
         _quiet_libraries()
         return args.func(args)
     except BenchError as error:

@@ -637,6 +637,17 @@ def cases() -> list[Case]:
              setup=lambda box: (committed_results(box), bench(["submit", "random", "--output", "out"]),
                                 (box.work / "leaderboard.md").write_bytes(PRECIOUS)),
              check=file_unchanged("leaderboard.md", PRECIOUS)),
+        Case("a plug-in that calls sys.exit(3) at import", ["list", "methods"], process=True,
+             setup=plugin("sentibench.methods", "exits_at_import", "import sys\nsys.exit(3)\n")),
+        Case("a plug-in task family that raises", ["list", "tasks"], process=True,
+             setup=plugin("sentibench.tasks", "raising_family", "from sentibench.tasks.registry import "
+                          "register_family\ndef build(spec):\n    raise KeyError(spec.name)\n"
+                          "register_family('raising', build)\n")),
+        Case("a plug-in method named like a built-in one", ["list", "datasets"], process=True,
+             setup=plugin("sentibench.methods", "takes_senticse", "from sentibench.training.methods import Method, "
+                          "register_method\nregister_method(Method('senticse', ('cpu',), 'x:y', 'd', 'r'))\n")),
+        Case("compare --format bogus", ["compare", "random", "bow-tfidf-svd", "--format", "bogus"],
+             setup=lambda box: box.result(valid_result())),
     ]
     return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
 
@@ -680,6 +691,20 @@ def archives_kept(box: Sandbox, out: str) -> str | None:
         return "m.v1 wrote no zip"
     return next((f"{path.name} changed" for path, data in box.held
                  if not path.is_file() or path.read_bytes() != data), None)
+
+
+def plugin(group: str, module: str, code: str) -> Callable[[Sandbox], None]:
+    """A plug-in module installed under entry-point `group` (a folder with a hand-made dist-info, put on
+    PYTHONPATH for the case's own `bench` process)."""
+    def setup(box: Sandbox) -> None:
+        folder = box.root / "plugin"
+        (folder / f"{module}-0.1.dist-info").mkdir(parents=True)
+        (folder / f"{module}.py").write_text(code)
+        (folder / f"{module}-0.1.dist-info" / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\n"
+                                                                      "Version: 0.1\n")
+        (folder / f"{module}-0.1.dist-info" / "entry_points.txt").write_text(f"[{group}]\n{module} = {module}\n")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    return setup
 
 
 def committed_results(box: Sandbox) -> None:

@@ -34,7 +34,11 @@ def _built(family: str, build: Family, spec: DatasetSpec) -> list[Task]:
     cached = _BUILT.get((family, spec.name))
     if cached is not None and cached[0] is build and cached[1] is spec:
         return cached[2]
-    made = build(spec)
+    try:
+        made = build(spec)
+    except (Exception, SystemExit) as error:  # a plug-in's family rule: one line naming it, never a traceback
+        raise BenchError(f"task family '{family}' failed on dataset '{spec.name}': {type(error).__name__}: "
+                         f"{error}") from None
     tasks = [] if made is None else made if isinstance(made, list) else [made]
     _BUILT[(family, spec.name)] = (build, spec, tasks)
     return tasks

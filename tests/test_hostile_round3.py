@@ -107,3 +107,58 @@ def test_verify_renders_no_leaderboard_it_was_not_given(home, tmp_path, capsys, 
     assert code == 0, err
     assert (tmp_path / "leaderboard.md").read_text() == "the committed board\n"
     assert [p.name for p in (tmp_path / "merged").iterdir()] == ["mine"] and not list(tmp_path.glob("merged/*.md"))
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch):
+    """`plugin(group, module, code)`: an installed plug-in module `module` under entry-point `group`, beside
+    sentibench's own entry points, loaded afresh by the next registry lookup."""
+    from importlib.metadata import EntryPoint, entry_points
+
+    from sentibench.core import registry
+    from sentibench.tasks.registry import FAMILIES
+    from sentibench.training.methods import METHODS
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_LOADED", set())
+    for loaded in (FAMILIES, METHODS):
+        monkeypatch.setattr(loaded, "_discovered", False)
+
+    def install(group: str, module: str, code: str) -> None:
+        (tmp_path / f"{module}.py").write_text(code)
+        point = EntryPoint(module, module, group)
+        monkeypatch.setattr(registry, "entry_points", lambda group: [*entry_points(group=group)] + (
+            [point] if group == point.group else []))
+
+    return install
+
+
+def test_a_plugin_that_exits_at_import_is_one_line_naming_it(plugin, capsys):
+    plugin("sentibench.methods", "exits_at_import", "import sys\nsys.exit(3)\n")
+    code, out, err = run_cli(capsys, "list", "methods")
+    assert code == 2 and one_error_line(err), err
+    assert err == ("error: plug-in 'exits_at_import' (sentibench.methods) of an installed package failed to load: "
+                   "SystemExit: 3\n")
+
+
+def test_a_plugin_registering_a_method_name_that_is_taken_is_one_line_from_the_parser(plugin, capsys):
+    plugin("sentibench.methods", "takes_senticse", "from sentibench.training.methods import Method, register_method\n"
+           "register_method(Method('senticse', ('cpu',), 'x:y', 'again', 'none'))\n")
+    code, out, err = run_cli(capsys, "list", "datasets")
+    assert code == 2 and one_error_line(err), err
+    assert "plug-in 'takes_senticse'" in err and "method 'senticse' is registered twice" in err
+
+
+def test_a_task_family_that_raises_is_one_line_naming_the_family_and_dataset(plugin, capsys):
+    plugin("sentibench.tasks", "raising_family", "from sentibench.tasks.registry import register_family\n"
+           "def build(spec):\n    raise KeyError(spec.name)\nregister_family('raising', build)\n")
+    code, out, err = run_cli(capsys, "list", "tasks")
+    assert code == 2 and one_error_line(err), err
+    assert err.startswith("error: task family 'raising' failed on dataset '") and "KeyError" in err
+
+
+def test_compare_refuses_an_unknown_table_format_before_reading_results(tmp_path, capsys):
+    code, out, err = run_cli(capsys, "compare", "random", "bow-tfidf-svd", "--results", str(tmp_path / "none"),
+                             "--format", "bogus")
+    assert code == 2 and out == "" and err.startswith("error: unknown --format 'bogus'; choose one of ")
+    assert "github" in err and one_error_line(err)

@@ -9,9 +9,9 @@ A plug-in package declares, in its own `pyproject.toml`,
 
 Each entry point names a module (or a "module:attribute"); loading it registers what it holds, exactly as
 sentibench's own modules do at import. Entry points are loaded the first time a registry is listed or
-searched (never at import of sentibench), once per process. Choice: a plug-in that fails to import is an
-error naming the distribution and the entry point, never silently skipped: a missing task in a
-benchmark is worse than a loud failure.
+searched (never at import of sentibench), once per process. Choice: a plug-in that fails to import (any
+exception, `sys.exit` included) is an error naming the distribution and the entry point, never silently
+skipped: a missing task in a benchmark is worse than a loud failure.
 """
 
 from __future__ import annotations
@@ -102,9 +102,9 @@ def load_plugins(group: str) -> None:
     for point in points:
         try:
             loaded = point.load() if ":" in point.value else import_module(point.value)
-        except Exception as error:  # a broken plug-in: one line naming it, never a traceback
+            if callable(loaded) and ":" in point.value:
+                loaded()  # "module:register" form: a function that registers
+        except (Exception, SystemExit) as error:  # a broken plug-in (one that exits too): one line naming it
             owner = point.dist.name if point.dist is not None else "an installed package"
             raise BenchError(f"plug-in '{point.name}' ({group}) of {owner} failed to load: "
                              f"{type(error).__name__}: {error}") from None
-        if callable(loaded) and ":" in point.value:
-            loaded()  # "module:register" form: a function that registers
