@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sentibench.core.errors import BenchError, printable
+from sentibench.core.seeds import parse_seed
 from sentibench.embed.encoders import DTYPES
 
 EXIT_USAGE = 2
@@ -380,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "filed under <revision>-bfloat16 and marked on the leaderboard")
     run.add_argument("--output-folder", default="results")
     run.add_argument("--overwrite-strategy", choices=["always", "never", "only-missing"], default="only-missing")
-    run.add_argument("--seed", type=at_least(0), default=0)
+    run.add_argument("--seed", type=parse_seed, default=0)
     run.add_argument("--limit", type=at_least(1),
                      help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
     run.add_argument("--smoke-training", type=at_least(1), metavar="STEPS",
@@ -444,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--base", default="all-minilm-l6-v2", help="model card, local folder or hub id to start from")
     train.add_argument("--data", default="mr", help="training dataset (see `bench list datasets`)")
     train.add_argument("--preset", default="cpu", help="hyper-parameter preset: cpu (this machine) or paper (GPU)")
-    train.add_argument("--seed", type=at_least(0), default=0)
+    train.add_argument("--seed", type=parse_seed, default=0)
     train.add_argument("--option", action="append", default=[], help="method option KEY=VALUE (repeatable)")
     train.add_argument("--name", help="name of the resulting model card")
     train.add_argument("--output", help="checkpoint folder (default: the sentibench cache)")
@@ -492,7 +493,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="fraction of the tasks to re-run, 0 to 1 (default: 1): every task; below 1 the "
                                "entry is merged as 'sampled', not verified")
     check_in.add_argument("--minimum", type=int, help="with --fraction: re-run at least this many tasks (default: 3)")
-    check_in.add_argument("--seed", type=int, help="sample seed (default: fresh, printed and recorded)")
+    check_in.add_argument("--seed", type=parse_seed, help="sample seed (default: fresh, printed and recorded)")
     check_in.add_argument("--device")
     check_in.set_defaults(func=cmd_verify)
 

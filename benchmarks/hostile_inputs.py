@@ -648,6 +648,13 @@ def cases() -> list[Case]:
                           "register_method\nregister_method(Method('senticse', ('cpu',), 'x:y', 'd', 'r'))\n")),
         Case("compare --format bogus", ["compare", "random", "bow-tfidf-svd", "--format", "bogus"],
              setup=lambda box: box.result(valid_result())),
+        *[bad_result_case(f"result seed {seed} ({command})", {**valid_result(), "sentibench": {
+            **valid_result()["sentibench"], "seed": seed}}, command)
+          for command in ("run", "leaderboard") for seed in (-1, 2**70)],
+        Case("train --seed 2**70", ["train", "senticse", "--seed", str(2**70)]),
+        Case("verify --seed -1", ["verify", "nowhere", "--seed", "-1"]),
+        Case("sweep --option colour=red", ["sweep", "polarity-st", "--data", "vader-amazon", "--option", "colour=red"],
+             check=fast(15.0)),
     ]
     return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
 

@@ -162,3 +162,43 @@ def test_compare_refuses_an_unknown_table_format_before_reading_results(tmp_path
                              "--format", "bogus")
     assert code == 2 and out == "" and err.startswith("error: unknown --format 'bogus'; choose one of ")
     assert "github" in err and one_error_line(err)
+
+
+@pytest.mark.parametrize("where", ["provenance", "details", "per_seed"])
+@pytest.mark.parametrize("seed, valid", [(-1, False), (2**32, False), (2**70, False), (0, True), (2**32 - 1, True)])
+def test_a_result_seed_is_a_whole_number_from_0_to_2_to_the_32_minus_1(where, seed, valid):
+    from pydantic import ValidationError
+
+    from sentibench.results.schema import TaskResult
+
+    provenance = {"main_split": "test", "seed": seed if where == "provenance" else 0,
+                  "details": {"seed": seed} if where == "details" else
+                  {"per_seed": [{"seed": seed, "accuracy": 0.5}]} if where == "per_seed" else {}}
+    data = {"task_name": "t", "scores": {"test": [{"main_score": 0.5}]}, "sentibench": provenance}
+    if valid:
+        TaskResult.model_validate(data)
+    else:
+        with pytest.raises(ValidationError):
+            TaskResult.model_validate(data)
+
+
+@pytest.mark.parametrize("argv", [["train", "senticse", "--seed", str(2**70)], ["train", "senticse", "--seed", "-1"],
+                                  ["run", "--seed", str(2**32)], ["verify", "nowhere", "--seed", "-1"],
+                                  ["sweep", "polarity-st", "--render-only", "--seed", str(2**70)]])
+def test_every_seed_option_refuses_a_seed_no_generator_takes(argv, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert exited.value.code == 2 and err.endswith(f"argument --seed: a seed is from 0 to 2**32 - 1 (4294967295), "
+                                                   f"got {argv[-1]}")
+
+
+def test_sweep_refuses_an_unknown_option_before_anything_is_trained_or_evaluated(capsys, monkeypatch, tmp_path):
+    def never(*args, **kwargs):
+        raise AssertionError("the sweep ran")
+
+    monkeypatch.setattr("sentibench.run.services.EngineServices.sweep", never)
+    code, out, err = run_cli(capsys, "sweep", "polarity-st", "--base", "random", "--option", "colour=red",
+                             "--output", str(tmp_path / "sweep"))
+    assert code == 2 and err.startswith("error: unknown polarity-st option 'colour'; options: ") and one_error_line(err)
+    assert not (tmp_path / "sweep").exists()

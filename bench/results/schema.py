@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from sentibench.core.seeds import SEED_LIMIT
 from sentibench.evaluation.bootstrap import t_interval
 
 FIRST_TASK_VERSION = 1
@@ -24,6 +25,7 @@ FIRST_TASK_VERSION = 1
 
 Number = Annotated[float, Field(allow_inf_nan=False)]
 MainScore = Annotated[float, Field(allow_inf_nan=False, ge=-1.0, le=1.0)]
+Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
 
 
 class Block(BaseModel):
@@ -109,7 +111,7 @@ class Interval(Open):
 class SeedRun(Open):
     """One seed of a few-shot task: its seed, its training draw and its metrics."""
 
-    seed: int
+    seed: Seed
     train_indices_sha256: str | None = None
 
     def metric(self, name: str) -> Any:
@@ -121,6 +123,7 @@ class Details(Open):
 
     confidence_interval: Interval | None = None
     per_seed: list[SeedRun] | None = None
+    seed: Seed | None = None
 
 
 class Provenance(Typed):
@@ -131,7 +134,7 @@ class Provenance(Typed):
     main_split: str | None = None
     dataset: DatasetInfo | None = None
     trained_on_eval_dataset: bool = False
-    seed: int | None = None
+    seed: Seed | None = None
     limit: Annotated[int, Field(gt=0)] | None = None
     details: Details = Field(default_factory=Details)
     versions: dict[str, str | None] = Field(default_factory=dict)

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sentibench.core.errors import BenchError
+from sentibench.core.seeds import parse_seed
 from sentibench.models.polarity.losses import LOSSES, loss_spec
-from sentibench.training.methods import SWEEP_RECORD, Configuration, Services, recipe_hash
-from sentibench.training.options import parse_option_pairs
+from sentibench.training.methods import SWEEP_RECORD, Configuration, Services, check_preset, get_method, recipe_hash
+from sentibench.training.options import apply_options, parse_option_pairs
 
 BASELINES = ("reference", "setfit")
 
@@ -112,7 +113,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated: triplet, contrastive, online-contrastive, mnrl, setfit")
     parser.add_argument("--margins", default="paper", help="paper (Table 2), default, or numbers like 0.1,0.5")
     parser.add_argument("--preset", default="cpu", help="cpu (this machine) or paper (GPU)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=parse_seed, default=0)
     parser.add_argument("--option", action="append", default=[], help="method option KEY=VALUE for every point")
     parser.add_argument("--output", default="sweeps/polarity-st", help="one folder per configuration")
     parser.add_argument("--docs", default="docs/polarity.md", help="markdown file whose generated block is rewritten")
@@ -141,12 +142,27 @@ def _bases(text: str, services: Services) -> list[str]:
     return bases
 
 
+def _check_options(points: list[GridPoint]) -> None:
+    """Every trained point's preset and options resolved now, so a bad --option or --preset is one line before
+    anything is trained or evaluated (the reference point included)."""
+    from sentibench.models.polarity import setfit_baseline
+    from sentibench.models.polarity.train import resolve_config
+
+    for point in points:
+        if point.method == "polarity-st":
+            resolve_config(point.preset, point.recipe_options)
+        elif point.method == "setfit":
+            check_preset(get_method("setfit"), point.preset)
+            apply_options(setfit_baseline.PRESETS[point.preset], point.recipe_options, owner="SetFit")
+
+
 def command(args: argparse.Namespace, services: Services) -> int:
     """`bench sweep polarity-st`: the grid through the engine's sweep, then Tables 5/6 and the scatter."""
     from sentibench.models.polarity.report import render
 
     points = grid(_bases(args.base, services), _names(args.data), _names(args.losses), parse_margins(args.margins),
                   preset=args.preset, seed=args.seed, options=parse_option_pairs(args.option))
+    _check_options(points)
     output = Path(args.output)
     if not args.render_only:
         services.sweep([point.configuration() for point in points], output, device=args.device)
