@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sentibench.core.errors import BenchError, printable
@@ -46,6 +46,26 @@ def at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def _print_scores(written: list[Path], skipped: list[Path]) -> None:
+    """The scores a run wrote (and those it found already done), main score x 100 and its 95% interval."""
+    from tabulate import tabulate
+
+    from sentibench.results.task_result import read_result
+
+    rows = []
+    for path, status in [(p, "written") for p in written] + [(p, "already done") for p in skipped]:
+        result = read_result(path)
+        score, interval = result.main_score(), result.confidence_interval()
+        model = result.provenance.model.name if result.provenance.model else path.parent.parent.name
+        bounds = ("" if interval is None or interval.low is None or interval.high is None
+                  else f"[{100 * interval.low:.2f}, {100 * interval.high:.2f}]")
+        rows.append([printable(model), result.task_name, result.provenance.task.main_score or "",
+                     "n/a" if score is None else f"{100 * score:.2f}", bounds, status])
+    if rows:
+        print(tabulate(rows, headers=["model", "task", "metric", "score x 100", "95% CI", "status"], tablefmt="simple",
+                       disable_numparse=True))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from sentibench.run.executors import get_executor
     from sentibench.run.runner import DEFAULT_MODEL, DEFAULT_TASKS, run
@@ -66,6 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{len(report.written)} result(s) written, {len(report.skipped)} already done, "
           f"{len(report.unavailable)} unavailable here, {len(report.failed)} failed; "
           f"{report.encoded} text(s) encoded; {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    _print_scores(report.written, report.skipped)
     for line in report.failed:
         print(f"error: {line}", file=sys.stderr)
     if report.unavailable and not (report.written or report.skipped):
@@ -129,20 +150,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.format not in tabulate_formats:
         raise BenchError(f"unknown --format {args.format!r}; choose one of {', '.join(sorted(tabulate_formats))}")
-    if not Path(args.results).is_dir():
-        raise BenchError(f"no results folder '{args.results}'; run `bench run` first")
+    folders = _results_folders(args.results)
     tasks = _split_names(args.tasks) if args.tasks else None
     if args.frozen_twins:
         if args.model_b is not None:
             raise BenchError("--frozen-twins compares one model with itself; name one model, not two")
-        rows = compare_with_frozen_twins(Path(args.results), args.model_a, tasks)
+        rows = compare_with_frozen_twins(folders, args.model_a, tasks)
         print(render(rows, "fine-tuned", "frozen", args.format))
         return 0
     if args.model_b is None:
         raise BenchError("compare needs two models (or one with --frozen-twins)")
     if args.model_a == args.model_b:
         raise BenchError(f"compare needs two different models; got '{args.model_a}' twice")
-    rows = compare(Path(args.results), args.model_a, args.model_b, tasks)
+    rows = compare(folders, args.model_a, args.model_b, tasks)
     print(render(rows, args.model_a, args.model_b, args.format))
     return 0
 
@@ -259,7 +279,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     agreed = 0
     for result in args.result:
         outcome = reproduce_file(Path(result), device=args.device, batch_size=args.batch_size,
-                                 use_cache=args.use_cache)
+                                 use_cache=args.use_cache, model=args.model)
         print(outcome.line(), flush=True)
         agreed += outcome.agrees
     if len(args.result) > 1:
@@ -352,6 +372,24 @@ def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argp
             parser.set_defaults(func=_method_command(command.run))
 
 
+class _ShowsDefaults(argparse.HelpFormatter):
+    """Each option's help ends with its default, unless the help already states it or there is none to state."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        quiet = (action.default is None or action.default is False or action.default == []
+                 or action.default == argparse.SUPPRESS or "default" in text)
+        return text if quiet or not action.option_strings else f"{text} (default: %(default)s)"
+
+
+def _every_parser(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield from _every_parser(child)
+
+
 class _Version(argparse.Action):
     """`bench --version`: the harness's version and the current benchmark, read only when asked."""
 
@@ -374,14 +412,18 @@ def build_parser() -> argparse.ArgumentParser:
                                            "`required`: the current benchmark's tasks (sentibench-v1)")
     run.add_argument("-b", "--benchmark", help="run a benchmark's tasks, e.g. sentibench-lite-v1 (see `bench list "
                                                "benchmarks`; instead of -t)")
-    run.add_argument("--batch-size", type=at_least(1), default=32)
+    run.add_argument("--batch-size", type=at_least(1), default=32, help="texts per forward pass")
     run.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     run.add_argument("--dtype", choices=DTYPES,
                      help="inference dtype (default: the card's, float32); bfloat16 is faster, results are "
                           "filed under <revision>-bfloat16 and marked on the leaderboard")
-    run.add_argument("--output-folder", default="results")
-    run.add_argument("--overwrite-strategy", choices=["always", "never", "only-missing"], default="only-missing")
-    run.add_argument("--seed", type=parse_seed, default=0)
+    run.add_argument("--output-folder", default="results",
+                     help="where results go, <folder>/<model>/<revision>/<task>.json")
+    run.add_argument("--overwrite-strategy", choices=["always", "never", "only-missing"], default="only-missing",
+                     help="only-missing: run what has no current result (resume); always: re-run everything; never: "
+                          "keep every existing result, even one made under an older protocol version")
+    run.add_argument("--seed", type=parse_seed, default=0,
+                     help="seed of every random draw the tasks make (few-shot draws, probes, bootstrap units)")
     run.add_argument("--limit", type=at_least(1),
                      help="cap evaluation examples per task (smoke runs; kept off the leaderboard)")
     run.add_argument("--smoke-training", type=at_least(1), metavar="STEPS",
@@ -397,8 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "(default: start a local Ray)")
     run.set_defaults(func=cmd_run)
 
-    board = sub.add_parser("leaderboard", help="render leaderboard.md (or a web site, CSV or JSON) from result JSONs",
-                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    board = sub.add_parser("leaderboard", help="render leaderboard.md (or a web site, CSV or JSON) from result JSONs")
     board.add_argument("--results", action="append", metavar="FOLDER",
                        help="results folder to read; repeat it to show several side by side, e.g. --results results "
                             "--results mine (default: results)")
@@ -420,24 +461,27 @@ def build_parser() -> argparse.ArgumentParser:
     board.set_defaults(func=cmd_leaderboard)
 
     comparing = sub.add_parser("compare", help="paired comparison of two models' results, task by task")
-    comparing.add_argument("model_a")
-    comparing.add_argument("model_b", nargs="?")
+    comparing.add_argument("model_a", help="model name as its results record it (`model@revision`, or 'model "
+                                           "[FOLDER]' for one of several folders)")
+    comparing.add_argument("model_b", nargs="?", help="the model to compare with (none with --frozen-twins)")
     comparing.add_argument("--frozen-twins", action="store_true",
                            help="MODEL_A's fine-tuned few-shot results against their frozen twins (same draws and "
                                 "seeds, paired by seed)")
     comparing.add_argument("-t", "--tasks", help="comma-separated task or group names (default: all shared)")
-    comparing.add_argument("--results", default="results")
+    comparing.add_argument("--results", action="append", metavar="FOLDER",
+                           help="results folder to read; repeat it to compare across folders (a model is taken from "
+                                "the first folder that has it; 'NAME [FOLDER]' picks one) (default: results)")
     comparing.add_argument("--format", default="github", help="tabulate table format: github, latex, plain ...")
     comparing.set_defaults(func=cmd_compare)
 
     listing = sub.add_parser("list", help="list tasks, benchmarks, models, datasets or methods")
-    listing.add_argument("what", choices=["tasks", "benchmarks", "models", "datasets", "methods"])
+    listing.add_argument("what", choices=["tasks", "benchmarks", "models", "datasets", "methods"], help="what to list")
     listing.set_defaults(func=cmd_list)
 
     data = sub.add_parser("data", help="dataset commands").add_subparsers(dest="data_command", required=True)
     groups = {"data": data}
     prepare = data.add_parser("prepare", help="download, parse, split and cache datasets ('all' for every one)")
-    prepare.add_argument("names", nargs="+")
+    prepare.add_argument("names", nargs="+", help="dataset names (see `bench list datasets`) or all")
     prepare.set_defaults(func=cmd_data_prepare)
 
     train = sub.add_parser("train", help="train a method (see `bench list methods`) into a checkpoint + card")
@@ -445,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--base", default="all-minilm-l6-v2", help="model card, local folder or hub id to start from")
     train.add_argument("--data", default="mr", help="training dataset (see `bench list datasets`)")
     train.add_argument("--preset", default="cpu", help="hyper-parameter preset: cpu (this machine) or paper (GPU)")
-    train.add_argument("--seed", type=parse_seed, default=0)
+    train.add_argument("--seed", type=parse_seed, default=0, help="training seed (initialisation, batches, masks)")
     train.add_argument("--option", action="append", default=[], help="method option KEY=VALUE (repeatable)")
     train.add_argument("--name", help="name of the resulting model card")
     train.add_argument("--output", help="checkpoint folder (default: the sentibench cache)")
@@ -453,19 +497,22 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(func=cmd_train)
 
     plot = sub.add_parser("plot", help="draw figures to PNG")
-    plot.add_argument("kind", choices=["pca", "sgts-vs-fewshot"])
+    plot.add_argument("kind", choices=["pca", "sgts-vs-fewshot"],
+                      help="pca: 2-d PCA of datasets' vectors by label; sgts-vs-fewshot: SgTS against few-shot accuracy")
     plot.add_argument("-m", "--model", help="models for pca (comma-separated)")
     plot.add_argument("--datasets", help="datasets for pca (comma-separated)")
     plot.add_argument("--limit", type=at_least(1), default=1000, help="points per dataset for pca")
     plot.add_argument("--frozen", action="store_true",
                       help="sgts-vs-fewshot: use the frozen (logistic-regression) k-shot twins")
-    plot.add_argument("--results", default="results")
-    plot.add_argument("--output", default="plots")
+    plot.add_argument("--results", default="results", help="results folder to read (sgts-vs-fewshot)")
+    plot.add_argument("--output", default="plots", help="folder to write the PNGs into")
     plot.set_defaults(func=cmd_plot)
     again = sub.add_parser("reproduce", help="re-run results from their provenance and compare the scores")
     again.add_argument("result", nargs="+", help="result JSON files")
-    again.add_argument("--device")
-    again.add_argument("--batch-size", type=at_least(1), default=32)
+    again.add_argument("-m", "--model", help="the model to re-run them with, when no card here names it: a local "
+                                             "folder or hub id (its weights must be the recorded ones)")
+    again.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
+    again.add_argument("--batch-size", type=at_least(1), default=32, help="texts per forward pass")
     again.add_argument("--use-cache", action="store_true",
                        help="read cached embeddings (default: encode every text again from the weights)")
     again.set_defaults(func=cmd_reproduce)
@@ -494,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "entry is merged as 'sampled', not verified")
     check_in.add_argument("--minimum", type=int, help="with --fraction: re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=parse_seed, help="sample seed (default: fresh, printed and recorded)")
-    check_in.add_argument("--device")
+    check_in.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     check_in.set_defaults(func=cmd_verify)
 
     card = sub.add_parser("card", help="write or check a model card").add_subparsers(dest="card_command",
@@ -503,10 +550,10 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("name", help="the new card's name (lower case, digits, '.', '_', '-')")
     new.add_argument("--from", dest="source", required=True, help="model folder or hub id (owner/name)")
     new.add_argument("--output", help="card file to write (default: $SENTIBENCH_HOME/cards/NAME.yaml)")
-    new.add_argument("--device", default="cpu")
+    new.add_argument("--device", default="cpu", help="device to load the model on to measure it")
     new.set_defaults(func=cmd_card_new)
     check = card.add_parser("check", help="validate a card file (one line per problem, exit 2)")
-    check.add_argument("file")
+    check.add_argument("file", help="the card's YAML file")
     check.set_defaults(func=cmd_card_check)
 
     export = sub.add_parser("export", help="write results in another tool's layout")
@@ -515,6 +562,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", required=True, help="folder to write (results go to OUTPUT/results)")
     export.set_defaults(func=cmd_export)
     _add_method_commands(sub, groups)
+    for each in _every_parser(parser):
+        each.formatter_class = _ShowsDefaults
     return parser
 
 

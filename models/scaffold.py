@@ -42,6 +42,14 @@ def _parameters(encoder: object) -> int | None:
     return int(sum(p.numel() for p in model.parameters())) if model is not None else None
 
 
+def _normalizes(encoder: object) -> bool:
+    """Whether the model's vectors come out unit-length: a sentence-transformers pipeline with a Normalize
+    module (its modules.json), or an encoder built with normalisation."""
+    if isinstance(encoder, SentenceTransformerEncoder):
+        return any(type(module).__name__ == "Normalize" for module in encoder.model)
+    return bool(getattr(encoder, "normalize", False))
+
+
 def scaffold(name: str, source: str, device: str | None = "cpu") -> str:
     """The YAML text of a new card for `source` (a local folder or a hub id), measured from the model."""
     if not CARD_NAME.fullmatch(name):
@@ -59,7 +67,7 @@ def scaffold(name: str, source: str, device: str | None = "cpu") -> str:
         **({"checkpoint": card.checkpoint} if card.checkpoint else {"hub_id": card.hub_id}),
         "pooling": encoder.pooling if isinstance(encoder, TransformerEncoder) else None,
         "max_length": getattr(encoder, "max_length", None),
-        "normalize": bool(getattr(encoder, "normalize", False)),
+        "normalize": _normalizes(encoder),
         "parameters": _parameters(encoder),
         "embedding_size": dimension,
     }

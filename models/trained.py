@@ -280,8 +280,12 @@ def ensure_trained(card: ModelCard) -> Path:
     if not (folder / DONE_FILE).exists():
         _require_base(card)
         budget = f", smoke training: at most {smoke_steps} step(s) per loop" if smoke_steps else ""
-        print(f"model '{card.name}' has no checkpoint yet: training it now ({recipe['method']}, "
-              f"{recipe['preset']} preset{budget}).", file=sys.stderr)
+        options = "".join(f" --option {key}={value}" for key, value in sorted((recipe.get("options") or {}).items()))
+        print(f"model '{card.name}' has no checkpoint yet: training it now, before anything else runs "
+              f"({recipe['method']}, {recipe['preset']} preset, from {recipe['base']} on {recipe['data']}{budget}); "
+              "this takes minutes on a CPU (Ctrl-C stops it; `bench train "
+              f"{recipe['method']} --base {recipe['base']} --data {recipe['data']} --preset {recipe['preset']} --name "
+              f"{card.name}{options}` trains it ahead of time).", file=sys.stderr, flush=True)
         train(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], int(recipe.get("seed", 0)),
               options=recipe.get("options"), name=card.name, write_card=False, smoke_steps=smoke_steps,
               revision=card.revision)

@@ -92,9 +92,10 @@ def _result(task, score, group="sgts", trained=False, limit=None, version=None, 
 
 
 def test_result_json_round_trip_writes_null_never_nan(tmp_path):
-    path = result_path(tmp_path, "org/model", "v1==2", "sgts-mr")
-    model_hash, revision_hash = (hashlib.sha256(text.encode()).hexdigest()[:12] for text in ("org/model", "v1==2"))
+    path = result_path(tmp_path, "org/model", "v1 2", "sgts-mr")
+    model_hash, revision_hash = (hashlib.sha256(text.encode()).hexdigest()[:12] for text in ("org/model", "v1 2"))
     assert path.relative_to(tmp_path).parts == (f"org__model+{model_hash}", f"v1-2+{revision_hash}", "sgts-mr.json")
+    assert result_path(tmp_path, "m", "v1==2", "t").parent.name == "v1==2", "a pinned package revision, as is"
     write_result(path, _result("sgts-mr", float("nan")))
     text = path.read_text()
     assert "NaN" not in text and json.loads(text)["scores"]["test"][0]["main_score"] is None

@@ -124,3 +124,32 @@ def test_provenance_records_the_normalisation_the_pipeline_applies(fixture_task,
     assert code == 0, err
     (path,) = tmp_path.rglob("sgts-fixture-reviews.json")
     assert read_result(path).provenance.model.normalize is True
+
+
+def test_every_option_of_every_command_has_help_and_shows_its_default():
+    """Method commands included (they come from the method registry): no option without a help text, and an
+    option with a default says it in `--help`."""
+    import argparse
+
+    from sentibench.cli import build_parser
+
+    def parsers(parser, path="bench"):
+        yield path, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    yield from parsers(child, f"{path} {name}")
+
+    missing, silent, seen = [], [], 0
+    for path, parser in parsers(build_parser()):
+        text = " ".join(parser.format_help().split()).split(" options: ", 1)[-1]  # past the usage line
+        for action in parser._actions:
+            if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                continue
+            seen += 1
+            if not action.help:
+                missing.append(f"{path} {action.option_strings or action.dest}")
+            elif action.option_strings and isinstance(action.default, (int, str)) and not isinstance(
+                    action.default, bool) and "default" not in text.split(action.option_strings[-1], 1)[1][:400]:
+                silent.append(f"{path} {action.option_strings[-1]}")
+    assert seen > 80 and not missing and not silent, (missing, silent)

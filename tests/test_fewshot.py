@@ -284,7 +284,7 @@ def _pearson(x: list[float], y: list[float]) -> float:
 
 
 def test_plot_correlates_model_means(tmp_path):
-    from sentibench.report.plot_sgts_fewshot import plot_sgts_vs_fewshot, summarize, title
+    from sentibench.report.plot_sgts_fewshot import correlation_text, plot_sgts_vs_fewshot, summarize
 
     sgts = {"a": (0.1, 0.3), "b": (0.5, 0.4), "c": (0.2, 0.25), "d": (0.6, 0.9)}
     shots = {"a": (0.55, 0.6), "b": (0.7, 0.65), "c": (0.5, 0.6), "d": (0.8, 0.7)}
@@ -304,7 +304,7 @@ def test_plot_correlates_model_means(tmp_path):
     assert s.kshot.tolist() == pytest.approx([0.575, 0.675, 0.55, 0.75])
     assert s.pearson == pytest.approx(_pearson(s.sgts.tolist(), s.kshot.tolist()))
     assert s.spearman == pytest.approx(0.8)  # ranks (1,3,2,4) vs (2,3,1,4): 1 - 6*2/(4*15)
-    assert f"Pearson r = {s.pearson:.2f}, Spearman ρ = 0.80" in title(s)
+    assert correlation_text(s) == "4 models: too few models (or no spread) for a correlation"
     out = plot_sgts_vs_fewshot(tmp_path, tmp_path / "fig" / "plot.png")
     assert out.exists() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert summarize(tmp_path, frozen=True).pearson is None  # every frozen score is equal: no correlation

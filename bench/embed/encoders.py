@@ -39,6 +39,7 @@ import inspect
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -121,6 +122,16 @@ def token_budget_batches(lengths: Sequence[int], batch_size: int, tokens_per_for
 
 def _show(show_progress_bar: bool | None, n: int) -> bool:
     return n >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
+
+
+ENCODING_FOR: ContextVar[str] = ContextVar("encoding_for", default="")
+"""The task texts are being encoded for (the runner sets it around each item): the progress bar names it."""
+
+
+def progress_label(model: str) -> str:
+    """`encode all-minilm-l6-v2 for sgts-mr` (without `for` outside a task)."""
+    task = ENCODING_FOR.get()
+    return f"encode {model}" + (f" for {task}" if task else "")
 
 
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # CPU flags of bf16 matrix instructions
@@ -276,7 +287,8 @@ class TransformerEncoder:
         was_training = self.model.training
         self.model.eval()
         with torch.inference_mode():
-            for batch in tqdm(batches, desc=f"encode {self.name}", disable=not _show(show_progress_bar, len(texts))):
+            for batch in tqdm(batches, desc=progress_label(self.name), unit="batch",
+                              disable=not _show(show_progress_bar, len(texts))):
                 features = self.tokenizer.pad({key: [tokens[key][i] for i in batch] for key in tokens},
                                               return_tensors="pt")
                 vectors = self.embed({k: v.to(self.device) for k, v in features.items()})

@@ -16,6 +16,8 @@ The direction of "better" follows each task's metadata (alignment and uniformity
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,26 +53,42 @@ def _plural(unit: str) -> str:
     """"sentence" -> "sentences", "query" -> "queries"."""
     return unit[:-1] + "ies" if unit.endswith("y") and unit[-2:-1] not in "aeiou" else unit + "s"
 
-def results_of(root: Path, model: str) -> dict[str, TaskResult]:
-    """A model's full (non-smoke) results by task name; `model@revision` picks one revision (the
-    leaderboard's row label), needed when the results folder holds several."""
-    name, _, revision = model.partition("@")
-    found: dict[str, TaskResult] = {}
-    revisions = set()
-    for result in iter_results(root):
-        if result.provenance.model is None or result.provenance.model.name != name or result.smoke:
-            continue
-        if revision and result.path.parent.name != revision:
-            continue
-        revisions.add(result.path.parent.name)
-        found[result.task_name] = result
-    if not found:
-        raise BenchError(f"no results for model '{model}' under {root}; run `bench run -m {name}` first")
-    if len(revisions) > 1:
-        raise BenchError(f"model '{name}' has results of several revisions ({', '.join(sorted(revisions))}); "
-                         f"name one as {name}@REVISION")
-    check_one_weights_per_folder(list(found.values()))
-    return found
+def _roots(root: Path | Sequence[Path]) -> list[Path]:
+    return [Path(root)] if isinstance(root, (str, Path)) else [Path(r) for r in root]
+
+
+def results_of(root: Path | Sequence[Path], model: str) -> dict[str, TaskResult]:
+    """A model's full (non-smoke) results by task name, from the first results folder (of those given, in
+    order) that has the model; `model [FOLDER]` picks the folder named FOLDER (the board's label for a model
+    found in several), and `model@revision` one revision (needed when the folder holds several). An unknown
+    name suggests the closest models the folders hold."""
+    label, _, folder = model.partition(" [")
+    name, _, revision = label.partition("@")
+    roots = [r for r in _roots(root) if not folder or r.name == folder.removesuffix("]")]
+    present: set[str] = set()
+    for where in roots:
+        found: dict[str, TaskResult] = {}
+        revisions = set()
+        for result in iter_results(where):
+            if result.provenance.model is None or result.smoke:
+                continue
+            present.add(result.provenance.model.name)
+            if result.provenance.model.name != name or (revision and result.path.parent.name != revision):
+                continue
+            revisions.add(result.path.parent.name)
+            found[result.task_name] = result
+        if found:
+            if len(revisions) > 1:
+                raise BenchError(f"model '{name}' has results of several revisions in {where} "
+                                 f"({', '.join(sorted(revisions))}); name one as {name}@REVISION")
+            check_one_weights_per_folder(list(found.values()))
+            return found
+    near = difflib.get_close_matches(name, sorted(present), n=3, cutoff=0.6)
+    under = ", ".join(str(r) for r in roots) or f"a results folder named '{folder.removesuffix(']')}'"
+    if near:
+        raise BenchError(f"no results for model '{model}' under {under}. Did you mean: {', '.join(near)}?")
+    raise BenchError(f"no results for model '{model}' under {under}; run `bench run -m {name}` first (or add the "
+                     "folder that holds them with another --results)")
 
 
 def _seed_scores(result: TaskResult) -> dict[tuple, float] | None:
@@ -142,7 +160,8 @@ def _orient(row: Comparison, greater_is_better: bool) -> None:
         row.low, row.high = -row.high, -row.low
 
 
-def compare(root: Path, model_a: str, model_b: str, task_names: list[str] | None = None) -> list[Comparison]:
+def compare(root: Path | Sequence[Path], model_a: str, model_b: str,
+            task_names: list[str] | None = None) -> list[Comparison]:
     """Every task both models have (or those named), compared; p-values adjusted across them (BH)."""
     from sentibench.tasks.registry import resolve
 
@@ -183,7 +202,8 @@ def _adjust(rows: list[Comparison]) -> None:
             row.p_adjusted = float(p)
 
 
-def compare_with_frozen_twins(root: Path, model: str, task_names: list[str] | None = None) -> list[Comparison]:
+def compare_with_frozen_twins(root: Path | Sequence[Path], model: str,
+                              task_names: list[str] | None = None) -> list[Comparison]:
     """Each fine-tuned few-shot result of `model` (or those named) against its frozen twin, the task's
     `frozen_name`: the same training and validation draws and seeds, so the seeds pair (fine-tuned - frozen > 0:
     fine-tuning is better). A result made under another protocol version than the registry's is not

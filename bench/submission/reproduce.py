@@ -122,15 +122,22 @@ def reproduce(stored: TaskResult, card: ModelCard | None = None, device: str | N
 
 
 def _card_of(stored: TaskResult) -> ModelCard:
-    """The card that made `stored`: known here by name, else the card a verified submission merged beside it."""
+    """The card that made `stored`: known here by name; else the card a verified submission merged beside it;
+    else, for a Hub model, the recorded hub id at the recorded commit. A local folder without a card cannot be
+    found from its result (its name holds a hash of its path): the error says how to name it."""
     from sentibench.submission.merged import merged_card
 
+    model = stored.provenance.model
     try:
-        return card_for(stored.provenance.model.name)
+        return card_for(model.name)
     except BenchError as unknown:
-        if stored.path is None or not (stored.path.parent / "card.yaml").is_file():
-            raise unknown from None
-        return merged_card(stored.path.parent)
+        if stored.path is not None and (stored.path.parent / "card.yaml").is_file():
+            return merged_card(stored.path.parent)
+        if model.hub_id and model.revision:
+            return card_for(f"{model.hub_id}@{model.revision}")
+        raise BenchError(f"{unknown} It is no card here and its result records no hub id: give its folder with "
+                         f"`bench reproduce RESULT --model PATH`, or write it a card with `bench card new "
+                         f"{model.name} --from PATH`") from None
 
 
 def compare(stored: TaskResult, rerun: TaskResult, tolerance: float, from_recipe: bool = False) -> Reproduction:
@@ -151,6 +158,9 @@ def compare(stored: TaskResult, rerun: TaskResult, tolerance: float, from_recipe
                         retrained)
 
 
-def reproduce_file(path: Path, device: str | None = None, batch_size: int = 32,
-                   use_cache: bool = False) -> Reproduction:
-    return reproduce(read_result(path), device=device, batch_size=batch_size, use_cache=use_cache)
+def reproduce_file(path: Path, device: str | None = None, batch_size: int = 32, use_cache: bool = False,
+                   model: str | None = None) -> Reproduction:
+    """Reproduce the result at `path`, with the model it names or, when given, `model` (a card, folder or hub
+    id: its revision must equal the recorded one, which for a folder is the digest of its weight files)."""
+    return reproduce(read_result(path), card_for(model) if model else None, device=device, batch_size=batch_size,
+                     use_cache=use_cache)

@@ -16,6 +16,8 @@ BEGIN, END = "<!-- polarity-sweep:begin -->", "<!-- polarity-sweep:end -->"
 LABELS = {"reference": "Reference", "setfit": "Cosine (SetFit)", "contrastive": "Contrastive",
           "mnrl": "MultipleNeg", "online-contrastive": "OnlineContr", "triplet": "Triplet"}
 ROW_ORDER = ("reference", "setfit", "contrastive", "mnrl", "online-contrastive", "triplet")
+LEGEND = {**LABELS, "mnrl": "MultipleNegativesRanking", "online-contrastive": "OnlineContrastive"}
+"""The figure's legend names each loss in full (the tables keep the paper's short row names)."""
 # The paper's minilm-6 columns (Tables 5 and 6, x100, mean over test queries): (P sst2, S sst2), per row.
 PAPER_MINILM_SST2: dict[tuple[str, float | None], tuple[float, float]] = {
     ("reference", None): (63.0, 46.6), ("setfit", None): (77.9, 27.1),
@@ -117,7 +119,7 @@ def scatter(records: list[dict], path: Path):  # -> matplotlib.figure.Figure
     axes.set_title("Polarity P against semantic similarity S, k = 16 (labels: margin λ)", fontsize=11)
     losses = [loss for loss in ROW_ORDER if any(_labels(r)["loss"] == loss for r in records)]
     colour_legend = axes.legend(handles=[Line2D([], [], marker="o", linestyle="", color=colours[loss],
-                                                label=LABELS[loss]) for loss in losses],
+                                                label=LEGEND[loss]) for loss in losses],
                                 title="colour: loss", fontsize=8, title_fontsize=8, loc="upper left",
                                 bbox_to_anchor=(1.01, 1.0))
     axes.add_artist(colour_legend)

@@ -113,11 +113,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated: triplet, contrastive, online-contrastive, mnrl, setfit")
     parser.add_argument("--margins", default="paper", help="paper (Table 2), default, or numbers like 0.1,0.5")
     parser.add_argument("--preset", default="cpu", help="cpu (this machine) or paper (GPU)")
-    parser.add_argument("--seed", type=parse_seed, default=0)
+    parser.add_argument("--seed", type=parse_seed, default=0, help="training seed of every configuration")
     parser.add_argument("--option", action="append", default=[], help="method option KEY=VALUE for every point")
     parser.add_argument("--output", default="sweeps/polarity-st", help="one folder per configuration")
     parser.add_argument("--docs", default="docs/polarity.md", help="markdown file whose generated block is rewritten")
-    parser.add_argument("--figure", default="docs/figures/polarity_p_vs_s.png")
+    parser.add_argument("--figure", default="docs/figures/polarity_p_vs_s.png",
+                        help="PNG of P against S over every configuration under the output folder")
     parser.add_argument("--device", help="cpu, cuda, mps (default: best available)")
     parser.add_argument("--render-only", action="store_true",
                         help="train nothing: render the tables from the configurations already finished")

@@ -15,10 +15,10 @@ from sentibench.training.methods import Command, Method, register_method
 
 
 def _classify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seeds", default="0,1,2,3,4")
-    parser.add_argument("--base", default="all-minilm-l6-v2")
-    parser.add_argument("--data", default="mr")
-    parser.add_argument("--preset", default="cpu")
+    parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated seeds, one classifier per (gate, seed)")
+    parser.add_argument("--base", default="all-minilm-l6-v2", help="model card whose word embeddings feed the LSTM")
+    parser.add_argument("--data", default="mr", help="binary labelled dataset with train/validation/test splits")
+    parser.add_argument("--preset", default="cpu", help="hyper-parameter preset: cpu (this machine) or paper (GPU)")
     parser.add_argument("--option", action="append", default=[], help="KEY=VALUE preset override")
     parser.add_argument("--output", type=Path, required=True, help="JSON record (resumed when it exists)")
 
