@@ -498,7 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     plot = sub.add_parser("plot", help="draw figures to PNG")
     plot.add_argument("kind", choices=["pca", "sgts-vs-fewshot"],
-                      help="pca: 2-d PCA of datasets' vectors by label; sgts-vs-fewshot: SgTS against few-shot accuracy")
+                      help="pca: 2-d PCA of datasets' vectors by label; sgts-vs-fewshot: SgTS against few-shot "
+                           "accuracy")
     plot.add_argument("-m", "--model", help="models for pca (comma-separated)")
     plot.add_argument("--datasets", help="datasets for pca (comma-separated)")
     plot.add_argument("--limit", type=at_least(1), default=1000, help="points per dataset for pca")

@@ -63,8 +63,8 @@ def test_sgts_vs_fewshot_draws_every_model_with_frozen_twins_and_both_variants(t
     legends = [child for child in axes.get_children() if child.__class__.__name__ == "Legend"]
     assert [[t.get_text() for t in legend.get_texts()] for legend in legends] == [
         ["frozen (4 models, 1 tasks)", "fine-tuned (3 models, 1 tasks)"]]
-    assert axes.get_title().splitlines()[1:] == ["frozen: 4 models: too few models (or no spread) for a correlation",
-                                                 "fine-tuned: 3 models: too few models (or no spread) for a correlation"]
+    too_few = "too few models (or no spread) for a correlation"
+    assert axes.get_title().splitlines()[1:] == [f"frozen: 4 models: {too_few}", f"fine-tuned: 3 models: {too_few}"]
     assert axes.get_xlabel() == "SgTS: Spearman rho x 100, mean over 2 datasets"
     assert figure.texts[0].get_fontsize() >= 7, "a footnote one can read"
     _inside_canvas(figure)
