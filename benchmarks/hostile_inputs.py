@@ -653,6 +653,14 @@ def cases() -> list[Case]:
           for command in ("run", "leaderboard") for seed in (-1, 2**70)],
         Case("train --seed 2**70", ["train", "senticse", "--seed", str(2**70)]),
         Case("verify --seed -1", ["verify", "nowhere", "--seed", "-1"]),
+        Case("export mteb of a folder mixing two weights", ["export", "mteb", "--output", "mteb"],
+             setup=edited_results("all-minilm-l6-v2", {
+                 "sgts-mr": lambda data: data["sentibench"]["model"].update(weights_sha256="f" * 64),
+                 "sts-stsb": lambda data: None})),
+        *[Case(f"export mteb of a result whose hub_id is {hub_id!r}", ["export", "mteb", "--output", "mteb"],
+               setup=edited_results("all-minilm-l6-v2", {"sgts-mr": lambda data, hub_id=hub_id: data["sentibench"][
+                   "model"].update(name="gone-model", hub_id=hub_id)}))
+          for hub_id in ("..", "a\x00b")],
         Case("sweep --option colour=red", ["sweep", "polarity-st", "--data", "vader-amazon", "--option", "colour=red"],
              check=fast(15.0)),
     ]
@@ -711,6 +719,19 @@ def plugin(group: str, module: str, code: str) -> Callable[[Sandbox], None]:
                                                                       "Version: 0.1\n")
         (folder / f"{module}-0.1.dist-info" / "entry_points.txt").write_text(f"[{group}]\n{module} = {module}\n")
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    return setup
+
+
+def edited_results(model: str, edits: dict[str, Callable[[dict], None]]) -> Callable[[Sandbox], None]:
+    """The committed results of `model` on the tasks of `edits` in the box, each passed through its edit."""
+    def setup(box: Sandbox) -> None:
+        source = next((ROOT / "results" / model).iterdir())
+        target = box.work / "results" / model / source.name
+        target.mkdir(parents=True)
+        for task, edit in edits.items():
+            data = json.loads((source / f"{task}.json").read_text())
+            edit(data)
+            (target / f"{task}.json").write_text(json.dumps(data))
     return setup
 
 

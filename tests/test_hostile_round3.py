@@ -3,6 +3,7 @@ hang, a lost file or a wrong success."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -202,3 +203,52 @@ def test_sweep_refuses_an_unknown_option_before_anything_is_trained_or_evaluated
                              "--output", str(tmp_path / "sweep"))
     assert code == 2 and err.startswith("error: unknown polarity-st option 'colour'; options: ") and one_error_line(err)
     assert not (tmp_path / "sweep").exists()
+
+
+def results_of(tmp_path: Path, model: str, tasks: tuple[str, ...], edit=lambda task, data: None) -> Path:
+    """A results folder holding the committed results of `model` on `tasks`, each passed through `edit`."""
+    source = next((ROOT / "results" / model).iterdir())
+    target = tmp_path / "results" / model / source.name
+    target.mkdir(parents=True)
+    for task in tasks:
+        data = json.loads((source / f"{task}.json").read_text())
+        edit(task, data)
+        (target / f"{task}.json").write_text(json.dumps(data))
+    return tmp_path / "results"
+
+
+def test_export_refuses_a_folder_mixing_two_weights_and_writes_nothing(tmp_path, capsys):
+    def retrained(task: str, data: dict) -> None:
+        if task == "sgts-mr":
+            data["sentibench"]["model"]["weights_sha256"] = "f" * 64
+
+    results = results_of(tmp_path, "all-minilm-l6-v2", ("sgts-mr", "sts-stsb"), retrained)
+    code, out, err = run_cli(capsys, "export", "mteb", "--results", str(results), "--output", str(tmp_path / "mteb"))
+    assert code == 2 and one_error_line(err) and "mixes results of 2 weights" in err, err
+    assert not (tmp_path / "mteb").exists()
+
+
+def test_an_export_that_fails_while_writing_leaves_no_partial_tree(tmp_path, capsys, monkeypatch):
+    results = results_of(tmp_path, "all-minilm-l6-v2", ("sgts-mr", "sts-stsb"))
+    written = []
+
+    def fills_up(self, text, encoding=None):
+        if written:
+            raise OSError(28, "No space left on device", str(self))
+        written.append(self)
+        return len(text)
+
+    monkeypatch.setattr(Path, "write_text", fills_up)
+    code, out, err = run_cli(capsys, "export", "mteb", "--results", str(results), "--output", str(tmp_path / "mteb"))
+    assert code == 2 and one_error_line(err) and "No space left on device" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]  # no output, no staging folder left
+
+
+def test_export_of_a_result_whose_hub_id_mteb_refuses_is_one_line(tmp_path, capsys):
+    def hub_id(task: str, data: dict) -> None:
+        data["sentibench"]["model"].update(name="gone-model", hub_id="..\x00")  # no card: the record is used
+
+    results = results_of(tmp_path, "all-minilm-l6-v2", ("sgts-mr",), hub_id)
+    code, out, err = run_cli(capsys, "export", "mteb", "--results", str(results), "--output", str(tmp_path / "mteb"))
+    assert code == 2 and one_error_line(err) and "cannot be described to MTEB" in err and "\\x00" in err, err
+    assert not (tmp_path / "mteb").exists()

@@ -18,19 +18,21 @@ Smoke runs (`--limit`) are not exported. The committed results layout is not cha
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from sentibench.core.errors import BenchError
-from sentibench.core.io import atomic_write_text
+from sentibench.core.io import new_folder_beside
 from sentibench.models.cards import ModelCard, all_cards
 from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
 from sentibench.mteb.twins import TWINS
 from sentibench.results.schema import ModelInfo, TaskResult
-from sentibench.results.task_result import iter_results
+from sentibench.results.task_result import check_one_weights_per_folder, iter_results
 
 
 @dataclass
@@ -87,9 +89,31 @@ def _mteb_task(name: str):
     return mteb.get_task(name)
 
 
+def _publish(output: Path, files: dict[Path, str]) -> None:
+    """Write `files` (paths under `output`) into a staging folder beside `output`, then put them in place."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staged = new_folder_beside(output)
+    try:
+        for path, text in files.items():
+            inside = staged / path.relative_to(output)
+            inside.parent.mkdir(parents=True, exist_ok=True)
+            inside.write_text(text, encoding="utf-8")
+        if not output.exists():
+            staged.rename(output)
+            return
+        for path in files:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged / path.relative_to(output), path)
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+
+
 def export_results(results: Path, output: Path) -> ExportReport:
     """Write every non-smoke result under `results` as an MTEB results tree under `output/results`: all of
-    it or, when any result cannot be exported, nothing (every file is made in memory before one is written)."""
+    it or, when any result cannot be exported, nothing: every file is made in memory, then written into a folder
+    staged beside `output`, which is renamed into place (a new `output`) or whose files are (an existing one); a
+    full disk fails while staging and leaves `output` as it was. A results folder mixing two weights is
+    refused, as by the leaderboard."""
     require_mteb()
     results, output = Path(results), Path(output)
     if not results.is_dir():
@@ -98,7 +122,9 @@ def export_results(results: Path, output: Path) -> ExportReport:
         raise BenchError(f"export to a folder outside '{results}' (the sentibench results stay as they are)")
     mteb_version = metadata.version("mteb")
     report, files, metas = ExportReport(), {}, {}
-    for stored in iter_results(results):
+    stored_results = iter_results(results)
+    check_one_weights_per_folder(stored_results)
+    for stored in stored_results:
         model = stored.provenance.model
         if stored.smoke or model is None or model.dtype != "float32":  # MTEB's are float32
             report.skipped.append(stored.path)
@@ -120,7 +146,6 @@ def export_results(results: Path, output: Path) -> ExportReport:
         meta = model_meta(card).to_dict()
         meta["training_datasets"] = sorted(meta["training_datasets"] or []) or None  # a set: sorted, same bytes
         files[folder / "model_meta.json"] = json.dumps(meta, default=str, indent=2, sort_keys=True) + "\n"
-    for path, text in files.items():
-        atomic_write_text(path, text)
+    _publish(output, files)
     report.written = [path for path in files if path.name != "model_meta.json"]
     return report

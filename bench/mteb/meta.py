@@ -123,5 +123,12 @@ def model_meta(card: ModelCard):
     """The card's `mteb.models.ModelMeta` (metadata only: `loader` is None; `encoder.get_model` runs it)."""
     require_mteb()
     from mteb.models import ModelMeta
+    from pydantic import ValidationError
 
-    return ModelMeta(**model_meta_fields(card))
+    try:
+        return ModelMeta(**model_meta_fields(card))
+    except ValidationError as error:  # what MTEB refuses (a hub id of `..`, a NUL in a name): one line naming it
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise BenchError(f"model '{card.name}' cannot be described to MTEB: {where}: {first['msg']} "
+                         f"(got {first.get('input')!r})") from None
