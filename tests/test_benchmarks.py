@@ -170,3 +170,12 @@ def test_citation_cff_names_the_released_benchmarks():
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert citation["cff-version"] == "1.2.0" and citation["title"].startswith("sentibench")
     assert all(f"{name} (manifest sha256 {sha})" in citation["abstract"] for name, sha in RELEASED.items())
+
+
+def test_the_readme_bibtex_names_the_current_benchmark_and_version():
+    from sentibench import __version__
+    from sentibench.tasks.benchmarks import CURRENT
+
+    bibtex = (ROOT / "README.md").read_text().split("```bibtex", 1)[1].split("```", 1)[0]
+    assert f"version = {{{__version__}}}" in bibtex
+    assert f"Benchmark {CURRENT}, manifest sha256 {RELEASED[CURRENT]}" in bibtex

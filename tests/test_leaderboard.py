@@ -369,3 +369,29 @@ def test_every_table_exports_as_csv_and_json_records(results, tmp_path):
     document = json.loads(out.read_text())
     assert document["benchmark"] == "small-v1" and document["built"].startswith("Built by sentibench ")
     assert [{k: str(v) if v is not None else "" for k, v in r.items()} for r in document["records"]] == rows
+
+
+@pytest.mark.parametrize(("history", "improving"), [
+    ([(0, 0.1), (25, 0.2), (50, 0.3)], True),    # kept the last step, which beat the one before: still rising
+    ([(0, 0.1), (25, 0.3), (50, 0.2)], False),   # kept step 25, validation fell after it: a plateau passed
+    ([(0, 0.1), (25, 0.3), (50, 0.3)], False),   # kept 25; the last only tied it
+])
+def test_model_page_states_the_training_budget_and_whether_validation_was_still_improving(
+        results, tmp_path, history, improving):
+    from sentibench.report.leaderboard_html import write_site
+    from sentibench.report.model_page import still_improving
+    from sentibench.results.training_log import TrainingLog, write_training_log
+
+    best = max(history, key=lambda point: (point[1], -point[0]))[0]
+    log = TrainingLog(method="senticse", best_step=best, steps=50, seconds=553.5,
+                      history=[{"step": step, "validation": value} for step, value in history],
+                      loss_curve=[{"step": 25, "loss": 1.0}, {"step": 50, "loss": 0.5}])
+    assert still_improving(log) is improving
+    folder = result_path(results, "tuned", "r1", "sgts-mr").parent
+    write_training_log(folder, log)  # no weights recorded in the results: a log of no weights matches them
+    write_site(build(results), tmp_path / "site")
+    page = (tmp_path / "site" / "models" / "tuned.html").read_text()
+    budget = page.split("<dt>training budget</dt><dd>")[1].split("</dd>")[0]
+    assert f"50 steps; 554 s of training; kept step {best}" in budget
+    assert ("still improving at the kept (last) step" in budget) is improving
+    assert "validation SgTS (Spearman), higher is better" in page, "the curve's y axis names the criterion"

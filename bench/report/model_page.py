@@ -82,14 +82,16 @@ def _training_curve(board: Board, model: str, files: SiteFiles) -> tuple[str, st
     return _budget(log, info.recipe if info is not None else {}), curve
 
 
-def _size(info) -> str:
-    """Parameters, embedding size and max sequence length, as the result records the card."""
+def _size(info, base_max_length: int | None) -> str:
+    """Parameters, embedding size and max sequence length, as the result records the card (a trained card's
+    max length is its base's)."""
     if info is None:
         return "not recorded"
     parameters = f"{info.parameters / 1e6:.1f}M parameters" if info.parameters else "parameters not recorded"
     dimension = f"{info.embedding_size}-d embeddings" if info.embedding_size else "embedding size not recorded"
     length = (f"max length {info.max_length} tokens" if info.max_length
-              else "max length: the base's" if info.base else "max length not recorded")
+              else f"max length {base_max_length} tokens (its base's)" if base_max_length
+              else "max length not recorded")
     return f"{parameters}; {dimension}; {length}"
 
 
@@ -100,12 +102,13 @@ def _card(board: Board, model: str, files: SiteFiles) -> str:
     info = next(iter(board.by_model[model].values())).provenance.model
     card = packaged_cards().get(info.name) if info is not None else None
     base = info.base if info is not None else None
+    base_card = packaged_cards().get(base) if base else None
     base_rows = [label for label, results in board.by_model.items()
                  if next(iter(results.values())).provenance.model is not None
                  and next(iter(results.values())).provenance.model.name == base]
     fields = [
         ("kind", html.escape(board.kinds[model])),
-        ("size", html.escape(_size(info))),
+        ("size", html.escape(_size(info, base_card.max_length if base_card else None))),
         ("description", html.escape(card.description) if card else "no packaged card"),
         ("base", "none" if not base else (f'<a class="base" href="{html.escape(page_name(base_rows[0]))}">'
                                           f"{html.escape(base)}</a>" if len(base_rows) == 1 else html.escape(base))),
