@@ -68,16 +68,18 @@ def _print_scores(written: list[Path], skipped: list[Path]) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from sentibench.run.executors import get_executor
-    from sentibench.run.runner import DEFAULT_MODEL, DEFAULT_TASKS, run
+    from sentibench.run.runner import DEFAULT_MODEL, default_tasks, run
     from sentibench.run.suite import expand_required
     from sentibench.tasks.registry import resolve
 
     models = _split_names(args.model, "model") if args.model is not None else [DEFAULT_MODEL]
     if args.benchmark is not None and args.tasks is not None:
         raise BenchError("give -b/--benchmark or -t/--tasks, not both (a benchmark is its own task list)")
-    names = (["required"] if args.benchmark is not None else _split_names(args.tasks, "task") if args.tasks is not None
-             else list(DEFAULT_TASKS))
-    tasks = resolve(expand_required(names, args.benchmark))
+    if args.benchmark is None and args.tasks is None:
+        tasks = default_tasks()
+    else:
+        names = ["required"] if args.benchmark is not None else _split_names(args.tasks, "task")
+        tasks = resolve(expand_required(names, args.benchmark))
     executor = get_executor(args.executor, args.address)
     started = time.perf_counter()
     report = run(models, tasks, Path(args.output_folder), overwrite=args.overwrite_strategy, seed=args.seed,
@@ -349,9 +351,11 @@ def _method_command(run: str) -> Callable[[argparse.Namespace], int]:
     return call
 
 
-def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
+def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction],
+                         argv: list[str] | None = None) -> None:
     """Every registered method's own commands (`training.methods.Command`), each at its declared path: the
-    command line names no method."""
+    command line names no method. Given the command line `argv`, only the command it selects gets its options
+    (a method's options may import its own modules; no other command pays for that); without one, all do."""
     from sentibench.training.methods import methods
 
     for method in methods().values():
@@ -368,7 +372,9 @@ def _add_method_commands(sub: argparse._SubParsersAction, groups: dict[str, argp
                 raise BenchError(f"method '{method.name}' declares the command `bench {' '.join(command.path)}`, which "
                                  "another command already is; rename one of them")
             parser = parent.add_parser(leaf, help=command.help)
-            command.arguments(parser)
+            if argv is None or [word for word in argv if not word.startswith("-")][:len(command.path)] == list(
+                    command.path):
+                command.arguments(parser)
             parser.set_defaults(func=_method_command(command.run))
 
 
@@ -401,7 +407,8 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given `argv`, method commands other than the one it selects get no options."""
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
     parser.add_argument("--version", action=_Version, nargs=0, help="the harness's version and current benchmark")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -409,7 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate models on tasks (default: all-minilm-l6-v2 on the default suite)")
     run.add_argument("-m", "--model", help="comma-separated model cards, local folders or hub ids")
     run.add_argument("-t", "--tasks", help="comma-separated task or group names (see `bench list tasks`); "
-                                           "`required`: the current benchmark's tasks (sentibench-v1)")
+                                           "`required`: the current benchmark's tasks (sentibench-v1) (default: "
+                                           "sgts on every dataset with an offline source)")
     run.add_argument("-b", "--benchmark", help="run a benchmark's tasks, e.g. sentibench-lite-v1 (see `bench list "
                                                "benchmarks`; instead of -t)")
     run.add_argument("--batch-size", type=at_least(1), default=32, help="texts per forward pass")
@@ -562,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--results", default="results", help="sentibench results folder to read")
     export.add_argument("--output", required=True, help="folder to write (results go to OUTPUT/results)")
     export.set_defaults(func=cmd_export)
-    _add_method_commands(sub, groups)
+    _add_method_commands(sub, groups, argv)
     for each in _every_parser(parser):
         each.formatter_class = _ShowsDefaults
     return parser
@@ -570,7 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)  # the parser lists plug-ins' commands: a broken one is one line
+        words = sys.argv[1:] if argv is None else argv
+        args = build_parser(words).parse_args(words)  # it lists plug-ins' commands: a broken one is one line
         _quiet_libraries()
         return args.func(args)
     except BenchError as error:

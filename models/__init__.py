@@ -3,13 +3,13 @@ trainable methods, each a subpackage that registers itself (`sentibench.training
 
 The public seam for the layers above (the runner, submissions, mteb): `card_for`, `prepare` (a trained card
 gets its checkpoint, trained on first use), `load_encoder`, `load_trainable`, `describe`. The loaders are
-imported on first use (PEP 562), so reading cards (`bench list models`) does not load the encoder stack."""
-
-from sentibench.models.cards import ModelCard, all_cards, get_card
+imported on first use (PEP 562), so reading cards (`bench list models`) does not load the encoder stack, and
+the cards themselves are read only when asked for, so importing a method package loads no card."""
 
 __all__ = ["ModelCard", "all_cards", "card_for", "describe", "get_card", "load_encoder", "load_trainable", "prepare",
            "smoke_trained", "weights_folder"]
-_LAZY = {"card_for": "loaders", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
+_LAZY = {"ModelCard": "cards", "all_cards": "cards", "get_card": "cards",
+         "card_for": "loaders", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
          "weights_folder": "loaders", "prepare": "trained",
          "smoke_trained": "trained"}
 

@@ -395,3 +395,21 @@ def test_model_page_states_the_training_budget_and_whether_validation_was_still_
     assert f"50 steps; 554 s of training; kept step {best}" in budget
     assert ("still improving at the kept (last) step" in budget) is improving
     assert "validation SgTS (Spearman), higher is better" in page, "the curve's y axis names the criterion"
+
+
+def test_axis_replicates_are_cached_and_a_bad_entry_is_computed_again(results):
+    import numpy as np
+
+    from sentibench.core.paths import cache_dir
+
+    first = render(results)
+    stored = sorted((cache_dir() / "leaderboard-replicates").glob("*.npy"))
+    assert stored, "the axis bootstrap's replicates are remembered"
+    for i, path in enumerate(stored):  # truncated, of another shape, and not finite
+        if i % 3 == 0:
+            path.write_bytes(path.read_bytes()[:40])
+        elif i % 3 == 1:
+            np.save(path, np.zeros((3, 3)))
+        else:
+            np.save(path, np.full(np.load(path).shape, np.nan))
+    assert render(results) == first, "a bad entry is recomputed, never used"

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -239,6 +240,35 @@ def _task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np
     return np.column_stack(columns)
 
 
+def cached_task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np.ndarray:
+    """`_task_replicates`, remembered in the cache under the sha256 of the draw (seed, resamples) and of each
+    result's JSON and unit-value bytes, in order (it is a pure function of them). A stored array is used only
+    when it is read back whole: the right shape, float64, every value finite; else it is computed again."""
+    from sentibench.core.io import atomic_write_bytes
+    from sentibench.core.paths import cache_dir
+    from sentibench.evaluation.units import units_path
+
+    digest = hashlib.sha256(f"{seed}:{resamples}".encode())
+    for result in results:
+        for path in (result.path, units_path(result.path)):
+            digest.update(path.read_bytes() if path.exists() else b"-")
+    stored = cache_dir() / "leaderboard-replicates" / f"{digest.hexdigest()}.npy"
+    try:
+        known = np.load(stored, allow_pickle=False)
+        if known.shape == (resamples, len(results)) and known.dtype == np.float64 and np.isfinite(known).all():
+            return known
+    except (OSError, ValueError, EOFError):
+        pass
+    fresh = _task_replicates(results, resamples, seed)
+    buffer = io.BytesIO()
+    np.save(buffer, fresh, allow_pickle=False)
+    try:
+        atomic_write_bytes(stored, buffer.getvalue())
+    except OSError:
+        pass  # a read-only cache only costs the next render its speed
+    return fresh
+
+
 def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_in_domain: bool,
                 rank: bool) -> list[AxisScore | None]:
     """Each model's score on the axis of `tasks` (module docstring: two-level bootstrap, shared draws, rank
@@ -250,7 +280,7 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
     scores = np.array([[m[t].main_score() for m in models] for t in tasks], dtype=np.float64)   # [T, M]
     keep = np.array([[include_in_domain or not m[t].provenance.trained_on_eval_dataset for m in models]
                      for t in tasks], dtype=np.float64)
-    replicates = np.stack([_task_replicates([m[t] for m in models], RESAMPLES, BOOTSTRAP_SEED + i)
+    replicates = np.stack([cached_task_replicates([m[t] for m in models], RESAMPLES, BOOTSTRAP_SEED + i)
                            for i, t in enumerate(tasks)])                                    # [T, B, M]
     draws = np.random.default_rng(BOOTSTRAP_SEED).multinomial(len(tasks), np.full(len(tasks), 1 / len(tasks)),
                                                               size=RESAMPLES).astype(np.float64)  # [B, T]

@@ -48,6 +48,15 @@ DEFAULT_MODEL = "all-minilm-l6-v2"
 DEFAULT_TASKS = ("sgts",)
 
 
+def default_tasks() -> list[Task]:
+    """What `bench run` runs when no task is named: the `DEFAULT_TASKS` groups on every dataset with an offline
+    source (SgTS on every packaged sentiment dataset); a Hub-only dataset's tasks run when named (`-t sgts`),
+    so a default run never reaches for the network, nor pays for the Hub libraries, for work it cannot do."""
+    from sentibench.tasks.registry import resolve
+
+    return [task for task in resolve(list(DEFAULT_TASKS)) if get_spec(task.metadata.dataset).offline]
+
+
 @dataclass
 class RunReport:
     written: list[Path] = field(default_factory=list)
