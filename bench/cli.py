@@ -152,20 +152,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.format not in tabulate_formats:
         raise BenchError(f"unknown --format {args.format!r}; choose one of {', '.join(sorted(tabulate_formats))}")
-    folders = _results_folders(args.results)
+    folders = [Path(folder) for folder in args.results or ["results"]]
+    for folder in folders:
+        if not folder.is_dir():
+            raise BenchError(f"no results folder '{folder}'; run `bench run` first")
     tasks = _split_names(args.tasks) if args.tasks else None
-    if args.frozen_twins:
-        if args.model_b is not None:
-            raise BenchError("--frozen-twins compares one model with itself; name one model, not two")
-        rows = compare_with_frozen_twins(folders, args.model_a, tasks)
-        print(render(rows, "fine-tuned", "frozen", args.format))
-        return 0
-    if args.model_b is None:
+    if args.frozen_twins and args.model_b is not None:
+        raise BenchError("--frozen-twins compares one model with itself; name one model, not two")
+    if not args.frozen_twins and args.model_b is None:
         raise BenchError("compare needs two models (or one with --frozen-twins)")
     if args.model_a == args.model_b:
         raise BenchError(f"compare needs two different models; got '{args.model_a}' twice")
-    rows = compare(folders, args.model_a, args.model_b, tasks)
-    print(render(rows, args.model_a, args.model_b, args.format))
+    if args.frozen_twins:
+        print(render(compare_with_frozen_twins(folders, args.model_a, tasks), "fine-tuned", "frozen", args.format))
+        return 0
+    print(render(compare(folders, args.model_a, args.model_b, tasks), args.model_a, args.model_b, args.format))
     return 0
 
 

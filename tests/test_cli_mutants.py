@@ -131,10 +131,10 @@ def test_compare_without_a_results_folder_or_with_one_model_twice_is_one_line(tm
 def test_compare_passes_its_models_tasks_and_format(tmp_path, capsys, compared):
     code, out, _ = run_cli(capsys, "compare", "a", "b", "--results", str(tmp_path), "--tasks", "t1, t2")
     assert (code, out) == (0, "table\n")
-    assert compared[0] == (tmp_path, "a", "b", ["t1", "t2"])
+    assert compared[0] == ([tmp_path], "a", "b", ["t1", "t2"])
     assert compared[1] == (["row"], "a", "b", "github")  # the default table format
     code, _, _ = run_cli(capsys, "compare", "a", "b", "--results", str(tmp_path), "--format", "latex")
-    assert code == 0 and compared[2:] == [(tmp_path, "a", "b", None),  # no --tasks: every task both have
+    assert code == 0 and compared[2:] == [([tmp_path], "a", "b", None),  # no --tasks: every task both have
                                           (["row"], "a", "b", "latex")]
 
 
@@ -152,19 +152,21 @@ class Outcome:
 def test_reproduce_passes_its_options_prints_each_line_and_fails_if_any_disagrees(tmp_path, capsys, monkeypatch):
     calls: list[tuple] = []
 
-    def reproduce_file(path, device=None, batch_size=32, use_cache=False):
-        calls.append((path, device, batch_size, use_cache))
+    def reproduce_file(path, device=None, batch_size=32, use_cache=False, model=None):
+        calls.append((path, device, batch_size, use_cache, model))
         return Outcome(path.name != "bad.json", path.name)
 
     monkeypatch.setattr("sentibench.submission.reproduce.reproduce_file", reproduce_file)
     assert run_cli(capsys, "reproduce", "good.json") == (0, "good.json: agree\n", "")
-    assert calls == [(Path("good.json"), None, 32, False)]
+    assert calls == [(Path("good.json"), None, 32, False, None)]
     code, out, err = run_cli(capsys, "reproduce", "good.json", "bad.json", "--device", "cpu", "--batch-size", "4",
                              "--use-cache")
     assert (code, err) == (1, "")
     assert out == "good.json: agree\nbad.json: DISAGREE\n1 of 2 result(s) agree\n"
-    assert calls[1:] == [(Path("good.json"), "cpu", 4, True), (Path("bad.json"), "cpu", 4, True)]
+    assert calls[1:] == [(Path("good.json"), "cpu", 4, True, None), (Path("bad.json"), "cpu", 4, True, None)]
     assert run_cli(capsys, "reproduce", "bad.json")[:2] == (1, "bad.json: DISAGREE\n")
+    assert run_cli(capsys, "reproduce", "good.json", "-m", "./my-model")[0] == 0
+    assert calls[-1] == (Path("good.json"), None, 32, False, "./my-model"), "--model is handed over"
 
 
 class FlushedStream(io.StringIO):
@@ -182,7 +184,7 @@ def test_reproduce_shows_each_line_before_the_next_result_is_re_run(monkeypatch)
     stream = FlushedStream()
     seen: list[str] = []
 
-    def reproduce_file(path, device=None, batch_size=32, use_cache=False):
+    def reproduce_file(path, device=None, batch_size=32, use_cache=False, model=None):
         seen.append(stream.flushed)
         return Outcome(True, path.name)
 
