@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import traceback
 import zipfile
@@ -624,6 +625,7 @@ def cases() -> list[Case]:
              setup=lambda box: (committed_results(box), (box.work / "out" / "random.zip").mkdir(parents=True)),
              check=lambda box, out: None if "is not a file" in out else "refused for another reason"),
     ]
+    token_run = ["run", "-m", "random", "-t", TASK, "--executor", "ray", "--address"]  # + a fake head's address
     round3 = [  # issue 45
         Case("hub model from an endpoint that never answers", ["run", "-m", "someone/some-model", "-t", TASK],
              setup=mute_endpoint, check=fast(30.0), process=True),
@@ -663,8 +665,47 @@ def cases() -> list[Case]:
           for hub_id in ("..", "a\x00b")],
         Case("sweep --option colour=red", ["sweep", "polarity-st", "--data", "vader-amazon", "--option", "colour=red"],
              check=fast(15.0)),
+        Case("run into a folder mixing two weights", ["run", "-m", "all-minilm-l6-v2", "-t", "sgts-mr,sts-stsb"],
+             setup=edited_results("all-minilm-l6-v2", {
+                 "sgts-mr": lambda data: data["sentibench"]["model"].update(weights_sha256="f" * 64),
+                 "sts-stsb": lambda data: None})),
+        Case("run beside a 301 MB result file", RUN, setup=lambda box: sparse(random_result(box), 301 << 20),
+             check=lambda box, out: None if "MiB, over the" in out else "denial of service: read before refused"),
+        Case("run --executor ray in token mode with no token", token_run, setup=fake_ray_head(token_run),
+             process=True),
     ]
     return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
+
+
+def sparse(path: Path, size: int) -> None:
+    """A file of `size` bytes at `path` that uses no disk (a hole)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        handle.truncate(size)
+
+
+def fake_ray_head(argv: list[str]) -> Callable[[Sandbox], None]:
+    """A port that answers a gRPC client's preface as a Ray head's GCS port does, and nothing more; its address
+    ends `argv` (the case's own list). RAY_AUTH_MODE=token, and no Ray token anywhere (a home of its own)."""
+    def setup(box: Sandbox) -> None:
+        head = socket.socket()
+        head.bind(("127.0.0.1", 0))
+        head.listen(8)
+        box.held.append(head)
+
+        def answer() -> None:
+            with contextlib.suppress(OSError):  # the case is over: its socket closed
+                while True:
+                    connection, _ = head.accept()
+                    connection.recv(64)
+                    connection.sendall(bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))  # an empty SETTINGS frame
+
+        threading.Thread(target=answer, daemon=True).start()
+        argv[argv.index("--address") + 1:] = [f"127.0.0.1:{head.getsockname()[1]}"]
+        for key in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"):
+            os.environ.pop(key, None)
+        os.environ.update({"RAY_AUTH_MODE": "token", "HOME": str(box.root)})
+    return setup
 
 
 def mute_endpoint(box: Sandbox) -> None:

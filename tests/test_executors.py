@@ -3,7 +3,8 @@ with results equal to one job per model even where a vector depends on its batch
 a run on a local Ray (2 CPUs, a deterministic fake encoder) writes the same result
 files as the local executor and encodes each distinct text once; few-shot seeds fan out with the same
 scores; a killed worker's item reruns while finished items are not redone; an item lost too often fails
-alone and named; a run resumes after its driver is killed; a missing Ray or an unreachable cluster is one
+alone and named; a model that does not load on a worker fails its job once (loaded once, every item
+failed with its line); a run resumes after its driver is killed; a missing Ray or an unreachable cluster is one
 line. Helpers live at module level: Ray workers import them from `tests/` (see the `ray_cluster` fixture)."""
 
 from __future__ import annotations
@@ -292,6 +293,28 @@ def test_an_item_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_
     assert sorted(p.name for p in report.written) == [f"{align.name}.json", f"{sgts.name}.json"]
     (failure,) = report.failed
     assert failure.startswith(f"random / {probe.name}: its worker was lost 2 times")
+
+
+@dataclass(frozen=True)
+class UnloadableFactory:
+    """A model that does not load: each attempt appends a line to `log`, then raises the loader's one line."""
+
+    log: Path
+
+    def __call__(self, card):
+        with self.log.open("a") as handle:
+            handle.write("load\n")
+        raise BenchError(f"model '{card.name}': its folder could not be loaded")
+
+
+def test_a_model_that_fails_to_load_on_a_worker_fails_its_job_once(ray_cluster, reviews, tmp_path):
+    from sentibench.run.ray_executor import RayExecutor
+
+    log = tmp_path / "loads.log"
+    report = run(["random"], reviews, tmp_path / "out", encoder_factory=UnloadableFactory(log), executor=RayExecutor())
+    assert log.read_text() == "load\n", "loaded once, not once per item"
+    assert report.failed == [f"random / {task.name}: model 'random': its folder could not be loaded"
+                             for task in reviews] and not report.written
 
 
 DRIVER = """

@@ -252,3 +252,104 @@ def test_export_of_a_result_whose_hub_id_mteb_refuses_is_one_line(tmp_path, caps
     code, out, err = run_cli(capsys, "export", "mteb", "--results", str(results), "--output", str(tmp_path / "mteb"))
     assert code == 2 and one_error_line(err) and "cannot be described to MTEB" in err and "\\x00" in err, err
     assert not (tmp_path / "mteb").exists()
+
+
+def test_run_counts_nothing_done_in_a_folder_mixing_two_weights(tmp_path, capsys):
+    def retrained(task: str, data: dict) -> None:
+        if task == "sgts-mr":
+            data["sentibench"]["model"]["weights_sha256"] = "f" * 64
+
+    results = results_of(tmp_path, "all-minilm-l6-v2", ("sgts-mr", "sts-stsb"), retrained)
+    code, out, err = run_cli(capsys, "run", "-m", "all-minilm-l6-v2", "-t", "sgts-mr,sts-stsb", "--output-folder",
+                             str(results))
+    assert code == 2 and one_error_line(err) and "mixes results of 2 weights" in err, err
+    assert "--overwrite-strategy always" in err
+
+
+def huge(path: Path, size: int = 301 << 20) -> Path:
+    """A sparse file of `size` bytes at `path` (no disk used): what a size check must refuse unread."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        handle.truncate(size)
+    return path
+
+
+@pytest.fixture
+def unread(monkeypatch):
+    """Fails a test that reads any file larger than 1 MiB."""
+    for name in ("read_text", "read_bytes"):
+        original = getattr(Path, name)
+
+        def guarded(self, *args, original=original, **kwargs):
+            assert self.stat().st_size < 1 << 20, f"{self} was read"
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, name, guarded)
+
+
+def test_a_huge_result_file_is_refused_by_its_size_unread(home, tmp_path, capsys, unread):  # noqa: F811
+    from sentibench.models.cards import get_card
+    from sentibench.results.task_result import result_path
+
+    path = huge(result_path(tmp_path / "results", "random", get_card("random").revision, TASK))
+    code, out, err = run_cli(capsys, "run", "-m", "random", "-t", TASK, "--output-folder", str(tmp_path / "results"))
+    assert code == 2 and one_error_line(err), err
+    assert err == (f"error: result file {path} is 301 MiB, over the 16 MiB a result file may be; delete it or rerun "
+                   "with --overwrite-strategy always\n")
+
+
+def test_huge_unit_values_training_logs_and_verification_records_are_refused_unread(tmp_path, unread):
+    from sentibench.core.errors import BenchError
+    from sentibench.evaluation.units import UnitValues
+    from sentibench.results.task_result import VERIFICATION_FILE, verified_for
+    from sentibench.results.training_log import TRAINING_FILE, read_training_log
+
+    with pytest.raises(BenchError, match=r"unit-values file .*t\.units\.npz is 301 MiB, over the 256 MiB"):
+        UnitValues.load(huge(tmp_path / "t.units.npz"))
+    huge(tmp_path / "m" / "r" / TRAINING_FILE)
+    with pytest.raises(BenchError, match=r"training log .* is 301 MiB, over the 16 MiB a training log may be"):
+        read_training_log(tmp_path / "m" / "r")
+    huge(tmp_path / "m" / "r" / VERIFICATION_FILE)
+    assert verified_for(tmp_path, "sentibench-v1") == []  # unreadable: skipped, as a broken record is
+
+
+FAKE_RAY_HEAD = """
+import socket, sys, threading
+from sentibench.cli import main
+from sentibench.data import DatasetSpec, register_dataset
+
+rows = [{"text": f"{'good' if i % 2 else 'bad'} film {i}", "label": i % 2} for i in range(8)]
+register_dataset(DatasetSpec(name="tiny", description="test", kind="classification", label_names=("neg", "pos"),
+                             license="test", citation="test", load_rows=lambda: {"all": rows},
+                             split_fractions=(0.5, 0.0, 0.5), tags=("sentiment",)))
+
+head = socket.socket()  # answers a gRPC client's preface as a Ray head's GCS port does, and nothing more
+head.bind(("127.0.0.1", 0))
+head.listen(8)
+
+def answer():
+    while True:
+        connection, _ = head.accept()
+        connection.recv(64)
+        connection.sendall(bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+
+threading.Thread(target=answer, daemon=True).start()
+sys.exit(main(["run", "-m", "random", "-t", "sgts-tiny", "--executor", "ray", "--address",
+               f"127.0.0.1:{head.getsockname()[1]}", "--output-folder", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("token_path", [None, "missing-token"])
+def test_token_mode_without_a_token_is_one_line_saying_how_to_give_it(tmp_path, token_path):
+    pytest.importorskip("ray")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("RAY_AUTH_TOKEN")}
+    env |= {"RAY_AUTH_MODE": "token", "HOME": str(tmp_path)}
+    if token_path:
+        env["RAY_AUTH_TOKEN_PATH"] = str(tmp_path / token_path)
+    done = subprocess.run([sys.executable, "-c", FAKE_RAY_HEAD, str(tmp_path / "out")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert last.startswith("error: RAY_AUTH_MODE=token and this driver has no usable Ray token (")
+    assert last.endswith("give the cluster's token as RAY_AUTH_TOKEN, or in ~/.ray/auth_token or the file "
+                         "RAY_AUTH_TOKEN_PATH names (`ray get-auth-token` on the head prints it)")

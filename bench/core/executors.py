@@ -11,7 +11,8 @@ does them: `work(items)` yields one outcome per item, in order, as each finishes
   would; an exception raised by an item propagates.
 - `RayExecutor` (`sentibench.run.ray_executor`, the `ray` extra) runs each job as a Ray task; an item whose
   worker is lost is rerun, and an item that still cannot finish gets an `ItemFailed` outcome while the
-  other items go on.
+  other items go on. A `BenchError` that escapes `work` (which makes an item's own `BenchError` its outcome)
+  means the job cannot run at all, its model not loading: every item the job has left gets it as `ItemFailed`.
 
 Each executor keeps its own per-item timings (`timings`: an `ItemTiming` per outcome, measured where the
 job ran), so a benchmark reads the largest job off them. Only `work` and the items travel to a worker, so

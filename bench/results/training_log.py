@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationError, field_validator
 
 from sentibench.core.errors import BenchError, one_line
-from sentibench.core.io import atomic_write_json
+from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
 from sentibench.results.schema import Typed
 
 TRAINING_FILE = "training.json"
@@ -78,11 +78,14 @@ def write_training_log(folder: Path, log: TrainingLog) -> Path:
 
 
 def read_training_log(folder: Path) -> TrainingLog | None:
-    """The folder's training log, validated, or None when it has none; a bad file is a one-line error."""
+    """The folder's training log, validated, or None when it has none; a bad file, or one over `JSON_MAX_BYTES`
+    (unread), is a one-line error."""
     path = Path(folder) / TRAINING_FILE
     if not path.is_file():
         return None
     try:
+        refuse_larger(path, JSON_MAX_BYTES, "training log", "; delete it or re-run the model with "
+                      "--overwrite-strategy always")
         return TrainingLog.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BenchError(f"training log {path} cannot be read ({error})") from None

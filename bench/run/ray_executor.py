@@ -5,9 +5,12 @@ finishes, and the driver, the only writer of result files, writes it at once. Ra
 off; the driver retries instead, so that finished items are never redone: when a worker or node is lost,
 it resubmits only the items of that job it has not received, and after `retries` losses of one item it
 reports that item as failed. An exception raised by an item's code fails that item alone (the job's later
-items are resubmitted). Resources: one CPU per job, and one GPU for a job that trains when the cluster
-has one. Nested fan-outs (few-shot seeds inside a fine-tuning task) submit from the worker; a task that
-waits on them gives its CPU back to Ray while it waits.
+items are resubmitted); a `BenchError` escaping a job's work fails the whole job at once, each item it has
+left with that one line (a job's work turns an item's own `BenchError` into its outcome, so one that escapes
+says the job cannot run: its model does not load here, and loading it again for each item would not help).
+Resources: one CPU per job, and one GPU for a job that trains when the cluster has one. Nested fan-outs
+(few-shot seeds inside a fine-tuning task) submit from the worker; a task that waits on them gives its CPU
+back to Ray while it waits.
 
 With no address, `ray.init()` starts a local Ray on this machine; with one, it connects to that cluster
 (`host:port` of a head node started by `ray start --head`, or `ray://host:10001`), after checking in a
@@ -108,6 +111,10 @@ def connect(ray, address: str) -> None:
     os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(CONNECT_ATTEMPTS))
     try:
         ray.init(address=address, include_dashboard=False)
+    except ray.exceptions.AuthenticationError as error:  # token mode, and no token here (checked before connecting)
+        raise BenchError(f"RAY_AUTH_MODE=token and this driver has no usable Ray token ({_first_sentence(error)}): "
+                         "give the cluster's token as RAY_AUTH_TOKEN, or in ~/.ray/auth_token or the file "
+                         "RAY_AUTH_TOKEN_PATH names (`ray get-auth-token` on the head prints it)") from None
     except (ConnectionError, RuntimeError) as error:
         cause = f"{error} {error.__cause__ or ''}"
         if "Unauthenticated" in cause or "AuthToken" in cause:
@@ -177,9 +184,13 @@ class RayExecutor:
                 for item in state.waiting:  # a `work` that broke its contract: never silently lost
                     yield item, ItemFailed("its job ended without an outcome for it")
                 continue
-            except ray.exceptions.RayTaskError as error:  # the item's own code raised
+            except ray.exceptions.RayTaskError as error:
                 del running[generator]
-                yield state.waiting[0], ItemFailed(_one_line(error.cause))
+                if isinstance(error.cause, BenchError):  # the job cannot run here (its model does not load)
+                    for item in state.waiting:
+                        yield item, ItemFailed(_one_line(error.cause))
+                    continue
+                yield state.waiting[0], ItemFailed(_one_line(error.cause))  # the item's own code raised
                 submit(state.job, state.waiting[1:], state.index)
                 continue
             except ray.exceptions.RayError as error:  # its worker or node was lost: rerun what is left
@@ -196,6 +207,12 @@ class RayExecutor:
             item = state.waiting.pop(0)
             self.timings.append(ItemTiming(label_of(item), state.index, seconds))
             yield item, outcome
+
+
+def _first_sentence(error: BaseException) -> str:
+    """Ray's own reason, without the advice it appends (ours follows)."""
+    text = str(getattr(error, "message", error)).strip()
+    return text.split(". ")[0].removesuffix(".")
 
 
 def _one_line(error: BaseException | None) -> str:

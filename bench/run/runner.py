@@ -28,10 +28,12 @@ from sentibench.models.trained import training_trace
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
     NOT_RESULTS,
+    check_one_weights_per_folder,
     describe_weights,
     read_result,
     recorded_weights,
     result_path,
+    results_folder,
     task_result,
     weights_by_task,
     write_result,
@@ -343,9 +345,10 @@ def _dataset_texts(name: str) -> set[str]:
 
 
 class OneWeightsPerFolder:
-    """Keeps a results folder to one set of weights (`check_one_weights_per_folder`): before a run writes
-    into a folder, the weights of the results it keeps there (every one it does not replace) are read;
-    a new result whose weights differ stops the run before it writes anything there."""
+    """Keeps a results folder to one set of weights (`check_one_weights_per_folder`): before a run counts
+    anything in a folder as done or writes there, the weights of the results it keeps there (every one it
+    does not replace) are read, and kept results of two weights stop the run; a new result whose weights
+    differ from the kept ones stops it before it writes anything there."""
 
     def __init__(self) -> None:
         self._kept: dict[Path, dict[str, list[str]]] = {}
@@ -353,6 +356,7 @@ class OneWeightsPerFolder:
     def expect(self, folder: Path, replaced: set[Path]) -> None:
         kept = [read_result(path) for path in sorted(folder.glob("*.json"))
                 if path not in replaced and path.name not in NOT_RESULTS]
+        check_one_weights_per_folder(kept)
         self._kept[folder] = weights_by_task(kept)
 
     def check(self, path: Path, result: TaskResult) -> None:
@@ -430,9 +434,10 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
                 report.skipped.append(path)
             else:
                 pending.append(RunItem(card.name, task, path))
+        guard.expect(results_folder(output_folder, card.name, card.revision, card.dtype),
+                     {item.path for item in pending})  # a folder mixing two weights is never done
         if pending:
             refuse_dirty_committed_results(output_folder)
-            guard.expect(pending[0].path.parent, {item.path for item in pending})
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             trace = training_trace(Path(card.checkpoint)) if card.loader == "trained" and card.checkpoint else None
             if trace is not None:
