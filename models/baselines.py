@@ -70,3 +70,13 @@ class RandomEncoder:
             key = int.from_bytes(hashlib.sha256(f"{self.seed}\0{text}".encode()).digest()[:8], "little")
             rows[i] = np.random.default_rng(key).standard_normal(self.dimension)
         return rows
+
+
+def bow_encoder(card, device: str | None = None) -> BowEncoder:
+    """The `bow` kind's encoder: the card's embedding size, 256 when it names none."""
+    return BowEncoder(dimension=card.embedding_size or 256)
+
+
+def random_encoder(card, device: str | None = None) -> RandomEncoder:
+    """The `random` kind's encoder: the card's embedding size, 384 when it names none."""
+    return RandomEncoder(dimension=card.embedding_size or 384)

@@ -17,11 +17,24 @@ from pydantic.dataclasses import dataclass
 from sentibench.core.errors import BenchError, one_line
 from sentibench.embed.encoders import DTYPES
 
-CARD_LOADERS = ("sentence-transformers", "transformers", "onnx-bert", "bow", "random", "trained")
-"""Loaders a card file may name (`in-process` is only made by code, for objects passed to `runner.run`)."""
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
 """A model, card or checkpoint name: usable as one file name (no separators, no `..`)."""
 REGISTRY_KEYS = ("name", "version", "filename", "sha256", "member")
+
+
+def card_loaders() -> list[str]:
+    """The loaders a card file may name: the installed model kinds (`models.kinds`) that allow it."""
+    from sentibench.models.kinds import MODEL_KINDS
+
+    return [name for name, kind in MODEL_KINDS.items().items() if kind.in_card_files]
+
+
+def recipe_kind(loader: str) -> bool:
+    """Whether cards of `loader` are trained here from their recipe (an unknown loader is not)."""
+    from sentibench.models.kinds import recorded_kind
+
+    kind = recorded_kind(loader)
+    return kind is not None and kind.from_recipe
 
 
 def check_name(name: str, what: str = "model name") -> str:
@@ -37,7 +50,7 @@ class ModelCard:
     """What a model is, where its weights come from, how to pool, what it was trained on."""
 
     name: str
-    loader: str                     # one of CARD_LOADERS, or "in-process"
+    loader: str                     # a model kind (`models.kinds`): how the encoder is built
     description: str
     revision: str                   # what pins the weights: a package version, a hub commit, a recipe hash
     hub_id: str | None = None       # the canonical hub id, for users with internet
@@ -101,9 +114,9 @@ class ModelCard:
 
     @model_validator(mode="after")
     def _trained_has_recipe(self) -> ModelCard:
-        if self.loader == "trained" and not self.checkpoint and not {"method", "base", "data", "preset"} <= set(
+        if recipe_kind(self.loader) and not self.checkpoint and not {"method", "base", "data", "preset"} <= set(
                 self.recipe):
-            raise ValueError("a trained card needs recipe.method, .base, .data and .preset")
+            raise ValueError(f"a {self.loader} card needs recipe.method, .base, .data and .preset")
         return self
 
     @property
@@ -143,8 +156,10 @@ def validate_card(data: Any, origin: str) -> ModelCard:
     for required in ("name", "loader", "description", "revision"):
         if not data.get(required):
             raise BenchError(f"model card {origin}: missing '{required}'")
-    if data["loader"] not in CARD_LOADERS:
-        raise BenchError(f"model card {origin}: loader '{data['loader']}' is not one of {', '.join(CARD_LOADERS)}")
+    loaders = card_loaders()
+    if data["loader"] not in loaders:
+        raise BenchError(f"model card {origin}: loader '{data['loader']}' is not one of {', '.join(loaders)} "
+                         "(the installed model kinds a card may name)")
     try:
         return ModelCard(**{**data, "path": origin})
     except ValidationError as error:

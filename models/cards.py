@@ -15,10 +15,9 @@ from typing import Any
 from sentibench.core.errors import BenchError, printable, unknown_name
 from sentibench.core.paths import cache_dir
 from sentibench.core.safe_yaml import YamlRefused, load_yaml
-from sentibench.models.card_schema import CARD_LOADERS as LOADERS
 from sentibench.models.card_schema import TO_FILL, ModelCard, card_problems, validate_card
 
-__all__ = ["LOADERS", "PACKAGED_CARDS", "TO_FILL", "ModelCard", "all_cards", "card_problems", "check_card_file",
+__all__ = ["PACKAGED_CARDS", "TO_FILL", "ModelCard", "all_cards", "card_problems", "check_card_file",
            "get_card", "load_card_yaml", "packaged_cards", "read_card"]
 PACKAGED_CARDS = Path(__file__).parent / "cards"
 CARD_MAX_BYTES = 64 * 1024  # a card is about 1 KiB

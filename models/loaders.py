@@ -8,7 +8,6 @@ import hashlib
 import io
 import json
 import zipfile
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,9 +29,9 @@ from sentibench.embed.encoders import (
     transformer_settings,
     weights_digest,
 )
-from sentibench.models.baselines import BowEncoder, RandomEncoder
 from sentibench.models.card_schema import make_card
 from sentibench.models.cards import ModelCard, get_card
+from sentibench.models.kinds import model_kind
 from sentibench.models.safety import check_weights_folder
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
 from sentibench.training.methods import offline_alternative
@@ -114,7 +113,7 @@ def _assembled_zip_folder(card: ModelCard) -> Path:
     return folders[0]
 
 
-def _converted_onnx_folder(card: ModelCard) -> Path:
+def converted_onnx_folder(card: ModelCard) -> Path:
     target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
     if not (target / "config.json").exists():
         (onnx_file,) = _registry_files(card)
@@ -169,11 +168,14 @@ def weights_folder(card: ModelCard) -> Path:
     must already have its checkpoint (`sentibench.models.trained.ready` trains it first)."""
     if card.checkpoint:
         return Path(card.checkpoint)
-    if card.loader == "trained":
+    kind = model_kind(card.loader)
+    if kind.from_recipe:
         raise BenchError(f"model '{card.name}' is not trained yet; call `sentibench.models.trained.ready(card)` "
                          f"or run `bench run -m {card.name}` (which trains it on first use)")
-    if card.loader == "onnx-bert":
-        return _converted_onnx_folder(card)
+    if kind.weights_folder:
+        from sentibench.training.methods import load_entry_point
+
+        return Path(load_entry_point(kind.weights_folder)(card))
     if card.package:
         return _installed_folder(card)
     if card.registry:
@@ -195,7 +197,7 @@ def transformer_plan(card: ModelCard) -> tuple[Path, TransformerSettings] | None
     if kind == "module":
         return None
     try:
-        if kind == "sentence-transformers" and card.loader in ("sentence-transformers", "trained"):
+        if kind == "sentence-transformers" and not model_kind(card.loader).card_pooling:
             return sentence_transformers_plan(folder, max_length=card.max_length)
         return folder, transformer_settings(folder, card.pooling, card.max_length, card.normalize or None)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
@@ -203,7 +205,7 @@ def transformer_plan(card: ModelCard) -> tuple[Path, TransformerSettings] | None
                          f"{type(error).__name__})") from None
 
 
-def _checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
+def checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
     """Any folder: a transformers folder or a sentence-transformers folder it can express (in the card's
     dtype), another sentence-transformers pipeline, or a module checkpoint. What the libraries cannot load
     (a broken config, a truncated weights file) is one line naming the folder."""
@@ -225,20 +227,9 @@ def _checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
                          f"{detail})") from None
 
 
-BUILDERS: dict[str, Callable[[ModelCard, str | None], Encoder]] = {
-    "bow": lambda card, device: BowEncoder(dimension=card.embedding_size or 256),
-    "random": lambda card, device: RandomEncoder(dimension=card.embedding_size or 384),
-    "sentence-transformers": _checkpoint_encoder,
-    "transformers": _checkpoint_encoder,
-    "onnx-bert": _checkpoint_encoder,
-    "trained": _checkpoint_encoder,
-}
-"""Loader name (a card's `loader` field) -> how to build its bare encoder."""
-
-
 def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
     """The bare (uncached) encoder a card describes; a dtype other than float32 only for a `TransformerEncoder`."""
-    encoder = BUILDERS[card.loader](card, device)
+    encoder = model_kind(card.loader).build_encoder(card, device)
     if card.dtype != "float32" and not isinstance(encoder, TransformerEncoder):
         raise BenchError(f"model '{card.name}' runs in float32 only: dtype '{card.dtype}' needs a transformers "
                          "checkpoint with cls or mean pooling")
@@ -253,7 +244,7 @@ def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
     if isinstance(encoder, (TransformerEncoder, LazyTransformerEncoder)):
         ident.update(weights=_digest(weights_folder(card)), pooling=encoder.pooling,
                      max_length=encoder.max_length, normalize=encoder.normalize)
-    elif card.loader not in ("bow", "random"):
+    elif model_kind(card.loader).weights:
         ident.update(weights=_digest(weights_folder(card)), max_length=getattr(encoder, "max_length", None))
     return ident
 
@@ -278,7 +269,8 @@ def _short(text: str) -> str:
 def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
     """The model a (ready) card describes, behind the embedding cache. A transformers model is loaded only
     when a text misses the cache (`LazyTransformerEncoder`)."""
-    plan = transformer_plan(card) if card.loader not in ("bow", "random") else None
+    kind = model_kind(card.loader)
+    plan = transformer_plan(card) if kind.transformer else None
     if plan is None:
         encoder = build_encoder(card, device)
     else:
@@ -286,13 +278,13 @@ def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = T
     # bag-of-words: its size is at most the card's, after its fit; a smoke-trained card may stand a tiny model
     # in for its base (a pipeline check, off the leaderboard), so its size is the stand-in's
     smoke = bool((card.recipe or {}).get("smoke_steps"))
-    fixed_size = None if card.loader == "bow" or smoke else card.embedding_size
+    fixed_size = None if kind.fits_on_train or smoke else card.embedding_size
     return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache, dimension=fixed_size)
 
 
 def load_trainable(card: ModelCard, device: str | None = None) -> TransformerEncoder | None:
     """A fresh, trainable copy of the model (None for encoders without transformer weights)."""
-    if card.loader in ("bow", "random"):
+    if not model_kind(card.loader).transformer:
         return None
     encoder = build_encoder(dataclasses.replace(card, dtype="float32"), device)  # fine-tuning is float32
     return encoder if isinstance(encoder, TransformerEncoder) else None

@@ -38,6 +38,7 @@ from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_te
 from sentibench.core.paths import cache_dir
 from sentibench.models.card_schema import check_name
 from sentibench.models.cards import ModelCard, read_card, user_cards_dir
+from sentibench.models.kinds import model_kind
 from sentibench.models.loaders import card_for, load_encoder, load_trainable, sentence_transformer, weights_folder
 from sentibench.training.checkpoint import checkpoint_kind
 from sentibench.training.methods import (
@@ -296,7 +297,7 @@ def smoke_trained(card: ModelCard, steps: int) -> ModelCard:
     """A trained card's smoke-training twin: the same recipe with every training loop capped at `steps`,
     trained into its own checkpoint and filed under its own revision (`<revision>-smoke<steps>`); its
     results are smoke runs (never on the leaderboard, never submitted). Any other card is returned as is."""
-    if card.loader != "trained" or not card.recipe:
+    if not model_kind(card.loader).from_recipe or not card.recipe:
         return card
     return dataclasses.replace(card, revision=f"{card.revision}-smoke{steps}", checkpoint=None,
                                recipe={**card.recipe, "smoke_steps": steps})
@@ -305,6 +306,6 @@ def smoke_trained(card: ModelCard, steps: int) -> ModelCard:
 def ready(card: ModelCard) -> ModelCard:
     """The card with its weights in place: a trained card gets its checkpoint (training it on first use),
     so loaders never call back into training."""
-    if card.loader != "trained":
+    if not model_kind(card.loader).from_recipe:
         return card
     return dataclasses.replace(card, checkpoint=str(ensure_trained(card)))

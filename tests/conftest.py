@@ -77,14 +77,15 @@ def fake_encoder():
 
 @pytest.fixture(autouse=True)
 def isolated_registries():
-    """Datasets, task families, methods and encoder kinds a test registers are gone after it (no leaks
+    """Datasets, task families, methods, encoder kinds and model kinds a test registers are gone after it (no leaks
     between tests); what modules and entry points register is discovered first (`snapshot`), so it is kept."""
     from sentibench.data.registry import DATASETS
+    from sentibench.models.kinds import MODEL_KINDS
     from sentibench.tasks.registry import FAMILIES
     from sentibench.training.checkpoint import ENCODER_KINDS
     from sentibench.training.methods import METHODS
 
-    registries = (DATASETS, FAMILIES, METHODS, ENCODER_KINDS)
+    registries = (DATASETS, FAMILIES, METHODS, ENCODER_KINDS, MODEL_KINDS)
     saved = [registry.snapshot() for registry in registries]
     yield
     for registry, state in zip(registries, saved):

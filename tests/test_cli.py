@@ -68,7 +68,7 @@ def test_random_baseline_and_bow_run(fixture_task, tmp_path, capsys):
 def test_bag_of_words_fits_on_both_sides_of_a_sentence_pair_split():
     from datasets import Dataset
 
-    from sentibench.run.runner import split_texts
+    from sentibench.data.texts import split_texts
 
     pairs = Dataset.from_dict({"sentence1": ["a cat", "a dog"], "sentence2": ["the cat", "the dog"],
                                "score": [4.0, 3.0]})

@@ -176,3 +176,48 @@ def test_card_new_reads_normalize_from_the_folders_modules(tmp_path):
     modules = [m for m in json.loads((plain / "modules.json").read_text()) if not m["type"].endswith("Normalize")]
     (plain / "modules.json").write_text(json.dumps(modules))
     assert yaml.safe_load(scaffold("minilm-plain", str(plain)))["normalize"] is False
+
+
+def test_a_plugin_model_kind_goes_through_run_board_export_submit_and_verify(home, capsys, tmp_path):  # noqa: F811
+    """The plug-in fixture's model kind (static word vectors from a file it ships, `loader:
+    plugin-static-vectors`) through every command a card's model goes through, with no edit to sentibench:
+    its card is checked, it runs, it is on the board (pretrained, not a baseline: it has weights), mteb reads
+    its export with the kind's framework, and it is submitted with its weights and verified by re-running."""
+    import mteb
+
+    sys.path.insert(0, str(PLUGIN))
+    try:
+        import sentibench_plugin_example.kind  # noqa: F401  (registers the kind, as its entry point does)
+
+        card = home / "cards" / "static-reviews.yaml"
+        card.parent.mkdir(parents=True, exist_ok=True)
+        card.write_text(yaml.safe_dump({
+            "name": "static-reviews", "loader": "plugin-static-vectors", "revision": "example-1",
+            "description": "the plug-in's example static word vectors", "embedding_size": 16,
+            "package": "sentibench_plugin_example/static_vectors", "training_data": [], "license": "CC0",
+            "citation": "sentibench plug-in example"}))
+        assert "ok" in bench(capsys, "card", "check", card)
+        runs = tmp_path / "runs"
+        bench(capsys, "run", "-m", "static-reviews", "-t", "sgts-fixture-reviews", "--output-folder", runs)
+        (stored,) = iter_results(runs)
+        assert stored.provenance.model.loader == "plugin-static-vectors"
+        assert stored.provenance.model.weights_sha256, "its weights file is hashed like any model's"
+
+        bench(capsys, "leaderboard", "--results", runs, "--format", "csv", "--output", tmp_path / "board.csv")
+        rows = (tmp_path / "board.csv").read_text().splitlines()
+        assert any(row.startswith("sgts,static-reviews,pretrained,") for row in rows)
+
+        bench(capsys, "export", "mteb", "--results", runs, "--output", tmp_path / "mteb")
+        (loaded,) = mteb.ResultCache(tmp_path / "mteb").load_results()
+        assert loaded.model_name == "sentibench/static-reviews"
+        meta = json.loads(next((tmp_path / "mteb").rglob("model_meta.json")).read_text())
+        assert meta["framework"] == ["NumPy"]
+
+        bench(capsys, "submit", "static-reviews", "--results", runs, "--output", tmp_path / "outbox", "--with-weights")
+        assert (tmp_path / "outbox" / "static-reviews" / "weights" / "vectors.safetensors").is_file()
+        out = bench(capsys, "verify", tmp_path / "outbox" / "static-reviews", "--results", tmp_path / "merged")
+        assert "verified 'static-reviews': re-ran 1 of 1 task(s)" in out
+    finally:
+        sys.path.remove(str(PLUGIN))
+        for module in [m for m in sys.modules if m.startswith("sentibench_plugin_example")]:
+            del sys.modules[module]

@@ -27,7 +27,7 @@ from sentibench.core.errors import BenchError, unknown_name
 T = TypeVar("T")
 
 ENTRY_POINT_GROUPS = ("sentibench.datasets", "sentibench.tasks", "sentibench.methods", "sentibench.encoders",
-                      "sentibench.benchmarks")
+                      "sentibench.benchmarks", "sentibench.model_kinds")
 """The entry-point groups sentibench reads; a plug-in may use any of them. sentibench declares its own
 datasets, tasks, methods and encoder kinds in each (pyproject.toml), so an installation without them is stale."""
 

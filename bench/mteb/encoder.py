@@ -57,19 +57,18 @@ def _encoder_class() -> type:
                                      show_progress_bar=kwargs.get("show_progress_bar"))
 
         def _fit_for(self, task_name: str) -> None:
-            """Bag-of-words: fit on the sentibench task's train split, as `bench run` does."""
-            fit = getattr(getattr(self.model, "base", self.model), "fit", None)
-            if fit is None or self._fitted_on == task_name:
+            """Bag-of-words: fit on the sentibench task's train split, as `bench run` does
+            (`models.kinds.fit_on_train_split`)."""
+            if not getattr(self.model, "learns_from_data", False) or self._fitted_on == task_name:
                 return
-            from sentibench.data import get_dataset
-            from sentibench.run.runner import split_texts
+            from sentibench.models.kinds import fit_on_train_split
             from sentibench.tasks.registry import all_tasks
 
             task = all_tasks().get(task_name)
             if task is None:
                 raise BenchError(f"model '{self.card.name}' fits on a sentibench task's train split; "
                                  f"mteb task '{task_name}' has none here")
-            fit(split_texts(get_dataset(task.metadata.dataset).split("train")))
+            fit_on_train_split(self.model, task.metadata.dataset)
             self._fitted_on = task_name
 
     return SentibenchEncoder

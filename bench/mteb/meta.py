@@ -27,11 +27,9 @@ from typing import Any
 
 from sentibench.core.errors import BenchError
 from sentibench.models.cards import ModelCard, all_cards
+from sentibench.models.kinds import recorded_kind
 from sentibench.mteb import require_mteb
 
-FRAMEWORKS = {"sentence-transformers": ["Sentence Transformers", "PyTorch"], "bow": ["NumPy"], "random": ["NumPy"]}
-"""MTEB's framework names per card loader; every other loader is a transformers checkpoint."""
-NO_WEIGHTS = ("bow", "random")
 SAFE_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")
 MINILM_SAFETENSORS = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 HUB_WEIGHT_FILES: dict[tuple[str, str], str] = {
@@ -97,14 +95,15 @@ def model_meta_fields(card: ModelCard) -> dict[str, Any]:
     """The `ModelMeta` keyword arguments for a card (see the module docstring for name and revision)."""
     base = _base_card(card)
     max_length = card.max_length or (base.max_length if base else None)
-    downloadable = bool(card.hub_id or card.package or card.registry) or card.loader in NO_WEIGHTS
+    kind = recorded_kind(card.loader)
+    downloadable = bool(card.hub_id or card.package or card.registry) or (kind is not None and not kind.weights)
     return dict(
         loader=None, name=mteb_model_name(card), revision=mteb_revision(card), release_date=None,
         languages=["eng-Latn"], n_parameters=card.parameters, memory_usage_mb=None,
         max_tokens=float(max_length) if max_length else None, embed_dim=card.embedding_size,
         license=_license(card), open_weights=downloadable,  # a trained card's weights are made locally, unpublished
         public_training_code=None, public_training_data=None,
-        framework=FRAMEWORKS.get(card.loader, ["PyTorch", "Transformers"]),
+        framework=list(kind.mteb_framework if kind is not None else ("PyTorch", "Transformers")),
         reference=f"https://huggingface.co/{card.hub_id}" if card.hub_id else None,
         similarity_fn_name=_cosine(), use_instructions=False,
         training_datasets=training_task_names(card) or None,

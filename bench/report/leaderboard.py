@@ -21,6 +21,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from sentibench.core.io import atomic_write_json
+from sentibench.models.kinds import recorded_kind
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
     GEOMETRY,
@@ -40,7 +41,6 @@ from sentibench.results.task_result import (
 )
 
 ALPHA = 0.05
-BASELINE_LOADERS = ("random", "bow")  # models/baselines.py: no pretrained weights
 KINDS = ("pretrained", "trained here", "baseline")
 
 HEADER = """# sentibench leaderboard
@@ -144,7 +144,8 @@ def model_kind(result: TaskResult) -> str:
     model = result.provenance.model
     if model is not None and (model.base or model.recipe):
         return "trained here"
-    return "baseline" if model is not None and model.loader in BASELINE_LOADERS else "pretrained"
+    kind = recorded_kind(model.loader) if model is not None else None
+    return "baseline" if kind is not None and kind.baseline else "pretrained"
 
 
 def _greater_is_better(result: TaskResult) -> bool:

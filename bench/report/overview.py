@@ -339,6 +339,7 @@ def _hub_only(models_with_results: set[str]) -> list[tuple[str, str]]:
     """Packaged cards without results here whose weights only the Hugging Face Hub has (a trained card
     whose base is such a card too): they cannot run offline, so the board lists them instead of leaving
     them out silently."""
+    from sentibench.models.card_schema import recipe_kind
     from sentibench.models.cards import packaged_cards
 
     cards = packaged_cards()
@@ -347,7 +348,7 @@ def _hub_only(models_with_results: set[str]) -> list[tuple[str, str]]:
         card = cards.get(name)
         if card is None or name in seen:
             return False
-        if card.loader == "trained":
+        if recipe_kind(card.loader):
             return hub_only(card.recipe.get("base", ""), seen | {name})
         return bool(card.hub_id) and not (card.registry or card.package or card.checkpoint)
 

@@ -18,12 +18,14 @@ from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
+from sentibench.data.texts import split_texts
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare, smoke_trained
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel, as_model
+from sentibench.models.kinds import fit_on_train_split, model_kind
 from sentibench.models.trained import training_trace
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
@@ -43,7 +45,6 @@ from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
     import numpy as np
-    from datasets import Dataset
 
 OverwriteStrategy = Literal["always", "never", "only-missing"]
 DEFAULT_MODEL = "all-minilm-l6-v2"
@@ -140,18 +141,6 @@ def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrat
             and stored.provenance.task.version == task.metadata.version)
 
 
-def _fit_if_needed(encoder: CachedEncoder, task: Task) -> None:
-    """Baselines with a `fit` (bag-of-words) learn from the task dataset's train split only."""
-    if getattr(encoder, "learns_from_data", False):
-        encoder.fit(split_texts(get_dataset(task.metadata.dataset).split("train")))
-
-
-def split_texts(split: Dataset) -> list[str]:
-    """Every text of a split: its `text` column, or both sides of a sentence-pair split."""
-    columns = ["text"] if "text" in split.column_names else ["sentence1", "sentence2"]
-    return [text for name in columns for text in split.data.column(name).to_pylist()]  # arrow, not row by row
-
-
 def _normalises(card: ModelCard, encoder: CachedEncoder) -> bool:
     """What the pipeline really does (a sentence-transformers Normalize module counts), not the card's default."""
     effective = getattr(encoder, "normalize", None)
@@ -161,7 +150,7 @@ def _normalises(card: ModelCard, encoder: CachedEncoder) -> bool:
 def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: EvalContext
                  ) -> tuple[TaskResult, UnitValues | None]:
     """The result and the main score's unit values (None when the task gives none)."""
-    _fit_if_needed(encoder, task)
+    fit_on_train_split(encoder, task.metadata.dataset)
     dataset = get_dataset(task.metadata.dataset)
     started = time.perf_counter()
     evaluation = task.run(encoder, context)
@@ -439,7 +428,8 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
         if pending:
             refuse_dirty_committed_results(output_folder)
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
-            trace = training_trace(Path(card.checkpoint)) if card.loader == "trained" and card.checkpoint else None
+            trained_here = model_kind(card.loader).from_recipe and card.checkpoint
+            trace = training_trace(Path(card.checkpoint)) if trained_here else None
             if trace is not None:
                 traces[pending[0].path.parent] = trace
             jobs += _jobs(pending, model, card, settings)

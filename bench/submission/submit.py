@@ -44,6 +44,7 @@ from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
 from sentibench.evaluation.units import units_path
 from sentibench.models.cards import ModelCard, get_card, load_card_yaml
+from sentibench.models.kinds import model_kind
 from sentibench.models.safety import check_weights_folder
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import iter_results, recorded_weights, result_path
@@ -125,14 +126,15 @@ def result_problems(card: ModelCard, results: list[TaskResult], benchmark: str |
     recorded = {recorded_weights(r) for r in results}
     if len(recorded) > 1:
         problems.append(f"the results record {len(recorded)} different weights sha256: one model, one set of weights")
-    elif card.loader not in ("bow", "random") and recorded == {None}:
+    elif model_kind(card.loader).weights and recorded == {None}:
         problems.append("the results record no weights sha256 (made before sentibench recorded it); rerun them")
     return problems
 
 
 def _card_data(card: ModelCard, with_weights: bool) -> dict[str, Any]:
     data = load_card_yaml(Path(card.path))
-    if with_weights:
+    if with_weights:  # the weights travel in the submission: the card names them, and no other source
+        data = {key: value for key, value in data.items() if key not in ("package", "registry")}
         data["checkpoint"] = WEIGHTS
     return data
 

@@ -46,8 +46,9 @@ from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
 from sentibench.core.provenance import git_commit
 from sentibench.evaluation.units import units_path
-from sentibench.models.card_schema import ModelCard, validate_card
+from sentibench.models.card_schema import ModelCard, recipe_kind, validate_card
 from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
+from sentibench.models.kinds import model_kind
 from sentibench.models.safety import confined, weights_folder_problems
 from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
@@ -103,7 +104,7 @@ def submission_card(folder: Path) -> ModelCard:
     if data.get("package") and data["package"] not in {c.package for c in packaged.values()}:
         problems.append(f"card: package '{data['package']}' is not one sentibench ships; include the weights "
                         "(`bench submit --with-weights`) or give a hub_id")
-    if data["loader"] == "trained" and not data.get("checkpoint"):
+    if recipe_kind(data["loader"]) and not data.get("checkpoint"):
         problems.append("card: a submitted trained card must include its checkpoint (`bench submit --with-weights`)")
     if data.get("checkpoint"):
         checkpoint = Path(data["checkpoint"])
@@ -138,7 +139,7 @@ def unreachable(card: ModelCard) -> str | None:
     """Why this machine cannot load the card's weights (None: it can)."""
     from sentibench.models.loaders import weights_folder
 
-    if card.loader in ("bow", "random"):
+    if not model_kind(card.loader).weights:
         return None
     try:
         folder = weights_folder(card)

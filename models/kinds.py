@@ -1,0 +1,98 @@
+"""Model kinds: what a card's `loader` names, as a registry that plug-ins extend (in the spirit of mteb's
+`ModelMeta(loader=...)`, which takes any loader).
+
+A kind declares how it builds a card's bare encoder (`build`, a "module:function" taking the card and a device,
+imported on first build) and the facts the engine asks about a model, so that no engine module tests a loader
+name: whether it loads weights from a folder (hashed into the cache key and every result), whether that folder
+can be a transformers checkpoint (loaded lazily, fine-tuned, run in bfloat16), whether it learns from the task
+dataset's train split before encoding (bag-of-words), whether it is trained here from a recipe on first use,
+whether it is a baseline without pretrained weights (the board's "baseline" rows), whether a card file may name
+it, and its frameworks in mteb's `ModelMeta`. A new kind (static word vectors, an ONNX graph, a remote API) is
+one module that calls `register_model_kind` and one entry point in the `sentibench.model_kinds` group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sentibench.core.registry import Registry, load_plugins
+
+if TYPE_CHECKING:
+    from sentibench.embed.encoders import Encoder
+    from sentibench.models.card_schema import ModelCard
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """One kind of model a card may describe (module docstring)."""
+
+    name: str
+    description: str
+    build: str                              # "module:function" (card, device) -> Encoder; "" when code hands one
+    weights: bool = True                    # weights in a folder: hashed into the cache key and each result
+    transformer: bool = True                # the folder may be a transformers checkpoint (lazy, trainable, bf16)
+    fits_on_train: bool = False             # learns from the task dataset's train split before encoding
+    card_pooling: bool = False              # a sentence-transformers folder is pooled as the card says, not itself
+    weights_folder: str = ""                # "module:function" (card) -> its folder, when not package/registry/hub
+    from_recipe: bool = False               # trained here from the card's recipe on first use
+    baseline: bool = False                  # no pretrained weights: a baseline on the board
+    in_card_files: bool = True              # a card file may name it
+    mteb_framework: tuple[str, ...] = ("PyTorch", "Transformers")
+
+    def build_encoder(self, card: ModelCard, device: str | None) -> Encoder:
+        from sentibench.training.methods import load_entry_point
+
+        return load_entry_point(self.build)(card, device)
+
+
+MODEL_KINDS: Registry[ModelKind] = Registry("model kind", lambda: load_plugins("sentibench.model_kinds"))
+"""Every model kind by loader name: sentibench's own (below) and plug-ins' (entry-point group
+`sentibench.model_kinds`)."""
+
+
+def register_model_kind(kind: ModelKind) -> ModelKind:
+    return MODEL_KINDS.register(kind.name, kind)
+
+
+def model_kind(loader: str) -> ModelKind:
+    """The kind a card's `loader` names (an unknown one is a one-line error with near names)."""
+    return MODEL_KINDS.get(loader)
+
+
+def fit_on_train_split(encoder: Any, dataset: str) -> bool:
+    """A model that learns from data (bag-of-words: its encoder has `fit`) fits on `dataset`'s train split
+    only, before it encodes that dataset's texts; True when it did. The one place both `bench run` and the
+    mteb wrapper do it."""
+    if not getattr(encoder, "learns_from_data", False):
+        return False
+    from sentibench.data.texts import train_texts
+
+    encoder.fit(train_texts(dataset))
+    return True
+
+
+def recorded_kind(loader: Any) -> ModelKind | None:
+    """The kind a result records, or None when it is not installed here (a plug-in's results read elsewhere)."""
+    return MODEL_KINDS.items().get(loader) if isinstance(loader, str) else None
+
+
+CHECKPOINT = "sentibench.models.loaders:checkpoint_encoder"
+for _kind in (
+    ModelKind("sentence-transformers", "a sentence-transformers folder (package, registry files or hub id)",
+              CHECKPOINT, mteb_framework=("Sentence Transformers", "PyTorch")),
+    ModelKind("transformers", "a transformers checkpoint with the card's pooling", CHECKPOINT, card_pooling=True),
+    ModelKind("onnx-bert", "a BERT ONNX graph converted to a transformers checkpoint once", CHECKPOINT,
+              weights_folder="sentibench.models.loaders:converted_onnx_folder"),
+    ModelKind("trained", "a checkpoint trained here from the card's recipe (on first use)", CHECKPOINT,
+              from_recipe=True),
+    ModelKind("bow", "bag-of-words (TF-IDF + SVD) fit on each task's train split",
+              "sentibench.models.baselines:bow_encoder",
+              weights=False, transformer=False, fits_on_train=True, baseline=True, mteb_framework=("NumPy",)),
+    ModelKind("random", "Gaussian vectors seeded by the text (chance level)",
+              "sentibench.models.baselines:random_encoder",
+              weights=False, transformer=False, baseline=True, mteb_framework=("NumPy",)),
+    ModelKind("in-process", "an object the user holds, passed to `runner.run` (never in a card file)", "",
+              transformer=False, in_card_files=False),
+):
+    register_model_kind(_kind)
