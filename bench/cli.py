@@ -69,7 +69,7 @@ def _print_scores(written: list[Path], skipped: list[Path]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from sentibench.run.executors import get_executor
     from sentibench.run.runner import DEFAULT_MODEL, default_tasks, run
-    from sentibench.run.suite import expand_required
+    from sentibench.tasks.benchmarks import expand_required
     from sentibench.tasks.registry import resolve
 
     models = _split_names(args.model, "model") if args.model is not None else [DEFAULT_MODEL]

@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         calls, skipped = smoke_inputs(), {}
     else:
-        from sentibench.run.suite import required_tasks
+        from sentibench.tasks.benchmarks import required_tasks
 
         names = (args.tasks.split(",") if args.tasks else
                  [t.metadata.name for t in required_tasks() if t.metadata.name.startswith(("probe-", "senteval-"))])

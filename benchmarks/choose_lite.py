@@ -57,8 +57,8 @@ def family(model: str) -> str:
 def record_texts() -> tuple[list[str], dict[str, np.ndarray]]:
     """Every v1 task run with a recording random encoder: the distinct texts, and each task's indices into them."""
     from sentibench.models.baselines import RandomEncoder
-    from sentibench.run.suite import required_tasks
     from sentibench.tasks.base import EvalContext
+    from sentibench.tasks.benchmarks import required_tasks
 
     class Recording(RandomEncoder):
         def __init__(self) -> None:

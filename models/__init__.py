@@ -6,11 +6,12 @@ gets its checkpoint, trained on first use), `load_encoder`, `load_trainable`, `d
 imported on first use (PEP 562), so reading cards (`bench list models`) does not load the encoder stack, and
 the cards themselves are read only when asked for, so importing a method package loads no card."""
 
-__all__ = ["ModelCard", "all_cards", "card_for", "describe", "get_card", "load_encoder", "load_trainable", "prepare",
+__all__ = ["ModelCard", "all_cards", "card_for", "describe", "get_card", "load_encoder", "load_trainable",
+           "open_encoder", "prepare",
            "smoke_trained", "weights_folder"]
 _LAZY = {"ModelCard": "cards", "all_cards": "cards", "get_card": "cards",
          "card_for": "loaders", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
-         "weights_folder": "loaders", "prepare": "trained",
+         "weights_folder": "loaders", "prepare": "trained", "open_encoder": "trained",
          "smoke_trained": "trained"}
 
 

@@ -36,6 +36,7 @@ import yaml
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_text
 from sentibench.core.paths import cache_dir
+from sentibench.embed.cache import CachedEncoder
 from sentibench.models.card_schema import check_name
 from sentibench.models.cards import ModelCard, read_card, user_cards_dir
 from sentibench.models.kinds import model_kind
@@ -309,3 +310,9 @@ def ready(card: ModelCard) -> ModelCard:
     if not model_kind(card.loader).from_recipe:
         return card
     return dataclasses.replace(card, checkpoint=str(ensure_trained(card)))
+
+
+def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
+    """The model called `name` (card, local folder or hub id) ready to encode: trained first if it is a card
+    trained here that has no checkpoint yet, behind the embedding cache."""
+    return load_encoder(ready(card_for(name)), device=device, use_cache=use_cache)

@@ -132,6 +132,22 @@ def benchmark_tasks(benchmark: Benchmark) -> list[Task]:
     return [installed[name] for name in benchmark.task_names]
 
 
+def required_tasks(benchmark: str | None = None) -> list[Task]:
+    """The tasks a run or a submission answers for `benchmark` (default: the current release), never whatever
+    the installed families happen to build: fine-tuning tasks and the tasks plug-ins add are in no benchmark,
+    and run only when named."""
+    return benchmark_tasks(get_benchmark(benchmark))
+
+
+def expand_required(names: list[str], benchmark: str | None = None) -> list[str]:
+    """Task and group names with `required` replaced by the benchmark's task names (`required` in a task list
+    stands for the current release's tasks)."""
+    out: list[str] = []
+    for name in names:
+        out += [task.name for task in required_tasks(benchmark)] if name == "required" else [name]
+    return out
+
+
 # ---- sentibench's own benchmarks -------------------------------------------------------------------------
 
 _DATASETS = {  # content sha256 of each dataset as prepared by recipe 1 from its pinned registry package

@@ -344,7 +344,7 @@ def _replace(folder: Path, name: str, text: str | None) -> None:
      "pickle weights only"),
 ])
 def test_a_broken_model_folder_is_a_one_line_error(tmp_path, damage, message):
-    from sentibench.run.runner import open_encoder
+    from sentibench.models import open_encoder
 
     folder = _model_folder(tmp_path)
     damage(folder)

@@ -22,7 +22,7 @@ from sentibench.data import DatasetSpec, get_spec, register_dataset
 from sentibench.data.parsers import labelled_csv
 from sentibench.data.registry import DATASETS
 from sentibench.data.sources import PackageFile
-from sentibench.run.suite import expand_required, required_tasks
+from sentibench.tasks.benchmarks import expand_required, required_tasks
 from sentibench.tasks.registry import FAMILIES, all_tasks, register_family
 from sentibench.training.checkpoint import ENCODER_KINDS, register_encoder_kind
 

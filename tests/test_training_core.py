@@ -185,8 +185,7 @@ def test_a_module_checkpoint_trains_loads_and_runs_like_any_model(fixture_task, 
     (result,) = out.rglob("*.json")
     assert read_result(result).main_score() is not None
     # the same folder, run as a local path, gets a path-hashed name and the same vectors
-    from sentibench.models import card_for
-    from sentibench.run.runner import open_encoder
+    from sentibench.models import card_for, open_encoder
 
     local = card_for(str(folder))
     assert local.name.startswith(f"{folder.name}-") and local.name != folder.name and local.loader == "trained"

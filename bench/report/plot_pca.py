@@ -33,7 +33,7 @@ def pca_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def plot_pca(models: list[str], datasets: list[str], out_dir: Path, limit: int | None) -> list[Path]:
     """Write `pca-<dataset>.png` under `out_dir` for each dataset (a panel per model); return the paths."""
-    from sentibench.run.runner import open_encoder
+    from sentibench.models import open_encoder
 
     if not models or not datasets:
         raise BenchError("bench plot pca needs at least one model and one dataset")

@@ -48,10 +48,9 @@ from sentibench.models.kinds import model_kind
 from sentibench.models.safety import check_weights_folder
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import iter_results, recorded_weights, result_path
-from sentibench.run.suite import required_tasks
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog
-from sentibench.tasks.benchmarks import Benchmark, get_benchmark
+from sentibench.tasks.benchmarks import Benchmark, get_benchmark, required_tasks
 
 FORMAT = 1
 MANIFEST = "manifest.json"
