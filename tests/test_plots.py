@@ -179,3 +179,25 @@ def test_sgts_vs_fewshot_labels_25_models_apart_and_the_legend_covers_no_point(t
     for collection in axes.collections:
         for x, y in axes.transData.transform(collection.get_offsets()):
             assert not legend.overlaps(Bbox.from_extents(x - 3, y - 3, x + 3, y + 3)), "a point under the legend"
+
+
+def test_training_curve_names_its_axes_and_its_legends_cover_no_data():
+    """InfoDCL's validation is minus a loss: the panel says so; each legend sits below its panel."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from sentibench.report.training_curve import figure
+    from sentibench.results.training_log import TrainingLog
+
+    log = TrainingLog(method="infodcl", best_step=50, steps=50,
+                      loss_curve=[{"step": 25, "loss": 5.7, "mlm": 8.7}, {"step": 50, "loss": 5.1, "mlm": 8.1}],
+                      history=[{"step": 25, "validation": -4.5}, {"step": 50, "validation": -4.2}])
+    drawn = figure(log)
+    FigureCanvasAgg(drawn).draw()
+    renderer = drawn.canvas.get_renderer()
+    loss, validation = drawn.axes
+    assert (loss.get_ylabel(), validation.get_ylabel()) == ("loss", "minus the validation loss, higher is better")
+    assert loss.get_xlabel() == validation.get_xlabel() == "training step"
+    for axes in drawn.axes:
+        legend = axes.get_legend().get_window_extent(renderer)
+        assert legend.y1 < axes.get_window_extent(renderer).y0, "the legend lies below the panel, over no data"
+    _inside_canvas(drawn)
