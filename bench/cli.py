@@ -86,7 +86,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                  limit=args.limit, batch_size=args.batch_size, device=args.device, use_cache=not args.no_cache,
                  dtype=args.dtype, executor=executor, intervals=not args.no_ci, smoke_training=args.smoke_training)
     print(f"{len(report.written)} result(s) written, {len(report.skipped)} already done, "
-          f"{len(report.unavailable)} unavailable here, {len(report.failed)} failed; "
+          f"{len(report.unavailable)} unavailable here, {len(report.failed)} failed"
+          f"{f', {len(report.in_flight)} in flight in another process' if report.in_flight else ''}; "
           f"{report.encoded} text(s) encoded; {time.perf_counter() - started:.1f}s", file=sys.stderr)
     _print_scores(report.written, report.skipped)
     for line in report.failed:

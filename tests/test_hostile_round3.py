@@ -353,3 +353,54 @@ def test_token_mode_without_a_token_is_one_line_saying_how_to_give_it(tmp_path, 
     assert last.startswith("error: RAY_AUTH_MODE=token and this driver has no usable Ray token (")
     assert last.endswith("give the cluster's token as RAY_AUTH_TOKEN, or in ~/.ray/auth_token or the file "
                          "RAY_AUTH_TOKEN_PATH names (`ray get-auth-token` on the head prints it)")
+
+
+SLOW_RUN = """
+import sys, time
+from sentibench.cli import main
+from sentibench.data import DatasetSpec, register_dataset
+from sentibench.tasks.base import Task
+
+rows = [{"text": f"{'good' if i % 2 else 'bad'} {'film' if i % 3 else 'plot'} {i}", "label": i % 2} for i in range(48)]
+register_dataset(DatasetSpec(name="tiny", description="test", kind="classification", label_names=("neg", "pos"),
+                             license="test", citation="test", load_rows=lambda: {"all": rows},
+                             split_fractions=(0.5, 0.0, 0.5), tags=("sentiment", "review")))
+evaluate = Task.run
+
+def slow(self, encoder, context):  # each item takes 2 s, so that two runs started together overlap
+    time.sleep(2.0)
+    return evaluate(self, encoder, context)
+
+Task.run = slow
+sys.exit(main(["run", "-m", "random", "-t", "sgts-tiny,probe-tiny,align-tiny", "--output-folder", sys.argv[1]]))
+"""
+
+
+def test_two_runs_into_one_folder_evaluate_each_item_once(tmp_path):
+    runs = [subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(tmp_path / "out")], stderr=subprocess.PIPE,
+                             text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}) for _ in range(2)]
+    said = [run.communicate(timeout=120)[1] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], said
+    done = [line for err in said for line in err.splitlines() if ": done -> " in line]
+    assert sorted(line.split(" / ")[1].split(":")[0] for line in done) == ["align-tiny", "probe-tiny", "sgts-tiny"]
+    assert "in flight in another process" in "".join(said), "the runs did not overlap"
+    assert len(list((tmp_path / "out").rglob("*.json"))) == 3
+
+
+def test_an_item_locked_by_another_run_is_left_to_it_and_a_stale_lock_file_blocks_nothing(tmp_path, capsys,
+                                                                                          fixture_task):
+    from sentibench.models.cards import get_card
+    from sentibench.results.task_result import result_path
+    from sentibench.run.item_locks import ItemLocks, lock_path
+
+    path = result_path(tmp_path, "random", get_card("random").revision, fixture_task.name)
+    with ItemLocks() as other_run:
+        assert other_run.take(path)
+        code, out, err = run_cli(capsys, "run", "-m", "random", "-t", fixture_task.name, "--output-folder",
+                                 str(tmp_path))
+    assert code == 0 and not path.exists()
+    assert f"random / {fixture_task.name}: in flight in another process, left to it" in err
+    assert "0 result(s) written, 0 already done, 0 unavailable here, 0 failed, 1 in flight in another process" in err
+    assert lock_path(path).is_file()  # left behind, held by nobody
+    code, out, err = run_cli(capsys, "run", "-m", "random", "-t", fixture_task.name, "--output-folder", str(tmp_path))
+    assert code == 0 and path.is_file() and "1 result(s) written" in err

@@ -22,15 +22,7 @@ from sentibench.data.texts import split_texts
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
-from sentibench.models import (
-    card_for,
-    describe,
-    load_encoder,
-    load_trainable,
-    open_encoder,
-    prepare,
-    smoke_trained,
-)
+from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare, smoke_trained
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel, as_model
 from sentibench.models.kinds import fit_on_train_split, model_kind
@@ -49,6 +41,7 @@ from sentibench.results.task_result import (
     write_result,
 )
 from sentibench.results.training_log import from_trace, write_training_log
+from sentibench.run.item_locks import ItemLocks
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
@@ -74,6 +67,7 @@ class RunReport:
     skipped: list[Path] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    in_flight: list[Path] = field(default_factory=list)  # left to another run that holds them (`ItemLocks`)
     encoded: int = 0  # texts the models actually encoded (0 on a warm re-run)
 
 
@@ -131,6 +125,12 @@ class EncoderPool:
         if name not in self.loaded:
             self.loaded[name] = for_the_run(open_encoder(name, device=self.device, use_cache=self.use_cache))
         return self.loaded[name]
+
+
+def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
+    """The model called `name` (card, local folder or hub id), trained first if it is a trained card that
+    has no checkpoint yet, behind the embedding cache."""
+    return load_encoder(prepare(card_for(name)), device=device, use_cache=use_cache)
 
 
 def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
@@ -387,6 +387,22 @@ def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed,
         print(f"{progress} {item.label}: failed, {outcome.problem}", file=sys.stderr)
 
 
+def _claim(job: Job, locks: ItemLocks, report: RunReport, limit: int | None, strategy: OverwriteStrategy) -> Job:
+    """`job` with only the items this run now holds the lock of: an item another run holds is left to it (in
+    flight there, not done), and one finished since this run looked is done."""
+    kept = []
+    for item in job.items:
+        if not locks.take(item.path):
+            report.in_flight.append(item.path)
+            print(f"{item.label}: in flight in another process, left to it", file=sys.stderr)
+        elif _is_done(item.path, item.task, limit, strategy):
+            locks.release(item.path)
+            report.skipped.append(item.path)
+        else:
+            kept.append(item)
+    return replace(job, items=tuple(kept))
+
+
 def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task], output_folder: Path,
         overwrite: OverwriteStrategy = "only-missing", seed: int = 0, limit: int | None = None,
         batch_size: int = 32, device: str | None = None, use_cache: bool = True,
@@ -398,7 +414,8 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     `as_model`); `dtype` overrides the cards' inference dtype (float32 by default). `smoke_training` runs
     each trained card's whole pipeline with every training loop (its training, its few-shot fine-tuning)
     capped at that many steps (its own checkpoint and revision; the results are smoke runs, kept off the
-    leaderboard like `limit`)."""
+    leaderboard like `limit`). An item another run into the same folder is evaluating is left to it
+    (`sentibench.run.item_locks`)."""
     _check_arguments(output_folder, batch_size, limit, device, smoke_training)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
@@ -435,7 +452,9 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
             if trace is not None:
                 traces[pending[0].path.parent] = trace
             jobs += _jobs(pending, model, card, settings)
-    total = sum(len(job.items) for job in jobs)
-    for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
-        _record(report, item, outcome, f"[{done}/{total}]", guard, traces)
+    with ItemLocks() as locks:
+        jobs = [job for job in (_claim(job, locks, report, limit, overwrite) for job in jobs) if job.items]
+        total = sum(len(job.items) for job in jobs)
+        for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
+            _record(report, item, outcome, f"[{done}/{total}]", guard, traces)
     return report
