@@ -22,7 +22,15 @@ from sentibench.data.texts import split_texts
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
-from sentibench.models import card_for, describe, load_encoder, load_trainable, prepare, smoke_trained
+from sentibench.models import (
+    card_for,
+    describe,
+    load_encoder,
+    load_trainable,
+    open_encoder,
+    prepare,
+    smoke_trained,
+)
 from sentibench.models.cards import ModelCard
 from sentibench.models.inprocess import InProcessModel, as_model
 from sentibench.models.kinds import fit_on_train_split, model_kind
@@ -125,12 +133,6 @@ class EncoderPool:
         if name not in self.loaded:
             self.loaded[name] = for_the_run(open_encoder(name, device=self.device, use_cache=self.use_cache))
         return self.loaded[name]
-
-
-def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
-    """The model called `name` (card, local folder or hub id), trained first if it is a trained card that
-    has no checkpoint yet, behind the embedding cache."""
-    return load_encoder(prepare(card_for(name)), device=device, use_cache=use_cache)
 
 
 def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
