@@ -183,3 +183,18 @@ def test_sgts_reads_its_columns_without_importing_datasets(fixture_task):
     assert done.returncode == 0, done.stderr
     columns, imported = json.loads(done.stdout.strip().splitlines()[-1])
     assert columns == expected and len(expected["text"]) == 16 and imported is False
+
+
+def test_every_text_reads_the_arrow_files_as_the_datasets_library_does(fixture_task):
+    """The runner groups jobs by shared texts from the Arrow files (no `datasets` import); the same texts, in
+    the same order, as the `datasets` splits give, for a labelled set and a sentence-pair set."""
+    from sentibench.data import DatasetSpec, get_dataset, register_dataset
+    from sentibench.data.texts import every_text, split_texts
+
+    rows = [{"sentence1": f"first {i}", "sentence2": f"second {i}", "score": float(i)} for i in range(6)]
+    register_dataset(DatasetSpec(name="texts-pairs", description="test", kind="pairs", license="test",
+                                 citation="test", load_rows=lambda: {"test": rows}))
+    for name in ("fixture-reviews", "texts-pairs"):
+        dataset = get_dataset(name)
+        expected = [text for split in dataset.split_names for text in split_texts(dataset.split(split))]
+        assert every_text(dataset) == expected and expected

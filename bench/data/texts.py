@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sentibench.core.errors import BenchError
+
 if TYPE_CHECKING:
     from datasets import Dataset
+
+    from sentibench.data.store import PreparedDataset
 
 
 def split_texts(split: Dataset) -> list[str]:
@@ -20,3 +24,16 @@ def train_texts(dataset: str) -> list[str]:
     from sentibench.data import get_dataset
 
     return split_texts(get_dataset(dataset).split("train"))
+
+
+def every_text(dataset: PreparedDataset) -> list[str]:
+    """Every text of every split of a prepared dataset (`text`, or both sides of a sentence-pair split), read
+    from its verified Arrow files without importing `datasets` (`PreparedDataset.columns`)."""
+    texts: list[str] = []
+    for split in dataset.split_names:
+        try:
+            columns = dataset.columns(split, ["text"])
+        except BenchError:  # a sentence-pair split
+            columns = dataset.columns(split, ["sentence1", "sentence2"])
+        texts += [text for column in columns.values() for text in column]
+    return texts

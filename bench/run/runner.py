@@ -18,7 +18,7 @@ from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
-from sentibench.data.texts import split_texts
+from sentibench.data.texts import every_text
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
 from sentibench.evaluation.units import UnitValues, units_path
@@ -334,7 +334,7 @@ def _dataset_texts(name: str) -> set[str]:
         dataset = get_dataset(name)
     except BenchError:
         return set()
-    return {text for split in dataset.split_names for text in split_texts(dataset.split(split))}
+    return set(every_text(dataset))
 
 
 class OneWeightsPerFolder:
