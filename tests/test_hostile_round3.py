@@ -404,3 +404,20 @@ def test_an_item_locked_by_another_run_is_left_to_it_and_a_stale_lock_file_block
     assert lock_path(path).is_file()  # left behind, held by nobody
     code, out, err = run_cli(capsys, "run", "-m", "random", "-t", fixture_task.name, "--output-folder", str(tmp_path))
     assert code == 0 and path.is_file() and "1 result(s) written" in err
+
+
+def test_the_board_refuses_a_huge_unit_values_file_unread_and_a_huge_verification_record_reads_unverified(
+        home, tmp_path, capsys, unread):  # noqa: F811
+    """The board keys its caches by the bytes of results and their unit values: a 301 MB sidecar is refused by
+    its size, in one line, before a byte is hashed; a 301 MB verification record makes its row unverified."""
+    from sentibench.evaluation.units import units_path
+    from sentibench.report.leaderboard import verification_label
+    from sentibench.results.task_result import VERIFICATION_FILE, iter_results
+
+    results = tmp_path / "results"
+    assert run_cli(capsys, "run", "-m", "random,bow-tfidf-svd", "-t", TASK, "--output-folder", str(results))[0] == 0
+    stored = next(r for r in iter_results(results) if r.provenance.model.name == "random")
+    huge(units_path(stored.path))  # the paired test of the column's best against it reads both files
+    code, _, err = run_cli(capsys, "leaderboard", "--results", str(results), "--output", str(tmp_path / "lb.md"))
+    assert code == 2 and one_error_line(err) and "unit-values file" in err and "is 301 MiB" in err, err
+    assert verification_label(huge(stored.path.parent / VERIFICATION_FILE).parent) == " (unverified)"

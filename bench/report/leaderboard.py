@@ -20,7 +20,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from sentibench.core.io import atomic_write_json
+from sentibench.core.errors import BenchError
+from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
 from sentibench.models.kinds import recorded_kind
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
@@ -36,6 +37,7 @@ from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
     VERIFICATION_FILE,
     check_one_weights_per_folder,
+    file_bytes,
     iter_results,
     verified_for,
 )
@@ -173,7 +175,7 @@ class _PValues:
     def _bytes(self, path: Path) -> bytes:
         """A file's bytes, read once per render (a column's best result is in every comparison of it)."""
         if path not in self.read:
-            self.read[path] = path.read_bytes() if path.exists() else b"-"
+            self.read[path] = file_bytes(path)
         return self.read[path]
 
     def _key(self, a: TaskResult, b: TaskResult) -> str:
@@ -230,9 +232,10 @@ def verification_label(folder: Path) -> str:
     if not record.exists():
         return ""
     try:
+        refuse_larger(record, JSON_MAX_BYTES, "verification record")
         data = json.loads(record.read_text(encoding="utf-8"))
         status, tasks, reruns = data["status"], data["tasks"], data.get("rerun_count", 0)
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError, BenchError):
         return " (unverified)"
     if status == "verified" and isinstance(tasks, int) and reruns == tasks:
         return ""

@@ -37,6 +37,7 @@ import numpy as np
 
 from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import file_bytes
 from sentibench.tasks.benchmarks import Benchmark
 
 HEADLINE = "sgts"  # the benchmark's headline group: first in every listing
@@ -189,7 +190,7 @@ class _CachedMeans:
         digest = hashlib.sha256()
         for result in results:
             for path in (result.path, units_path(result.path)):
-                digest.update(path.read_bytes() if path.exists() else b"-")
+                digest.update(file_bytes(path))
         return digest.hexdigest()
 
     def __call__(self, results: list[TaskResult]) -> GroupMean:
@@ -251,7 +252,7 @@ def cached_task_replicates(results: list[TaskResult], resamples: int, seed: int)
     digest = hashlib.sha256(f"{seed}:{resamples}".encode())
     for result in results:
         for path in (result.path, units_path(result.path)):
-            digest.update(path.read_bytes() if path.exists() else b"-")
+            digest.update(file_bytes(path))
     stored = cache_dir() / "leaderboard-replicates" / f"{digest.hexdigest()}.npy"
     try:
         known = np.load(stored, allow_pickle=False)

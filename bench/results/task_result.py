@@ -148,6 +148,19 @@ NOT_RESULTS = ("model_meta.json", VERIFICATION_FILE, TRAINING_FILE)  # MTEB's mo
 # record; the checkpoint's training curve
 
 
+def file_bytes(path: Path) -> bytes:
+    """The bytes of a result or its unit-values sidecar, for keys over file content (b"-" for a missing
+    file); a file over its size limit is a one-line error, unread."""
+    from sentibench.core.io import UNITS_MAX_BYTES
+
+    path = Path(path)
+    if not path.exists():
+        return b"-"
+    limit = JSON_MAX_BYTES if path.suffix == ".json" else UNITS_MAX_BYTES
+    refuse_larger(path, limit, "result file" if path.suffix == ".json" else "unit-values file")
+    return path.read_bytes()
+
+
 def iter_results(root: Path) -> list[TaskResult]:
     return [read_result(p) for p in sorted(Path(root).rglob("*.json")) if p.name not in NOT_RESULTS]
 
