@@ -413,3 +413,15 @@ def test_axis_replicates_are_cached_and_a_bad_entry_is_computed_again(results):
         else:
             np.save(path, np.full(np.load(path).shape, np.nan))
     assert render(results) == first, "a bad entry is recomputed, never used"
+
+
+def test_a_base_run_again_in_another_folder_leaves_the_comparison_with_the_base_of_the_same_folder(results, tmp_path):
+    from sentibench.report.leaderboard_html import write_site
+
+    mine = tmp_path / "mine"
+    write(mine, "minilm", "sgts-mr", 0.04)  # the researcher's own run of the base, in a folder of its own
+    board = build([results, mine])
+    assert {"minilm", "minilm [mine]"} <= set(board.by_model)
+    write_site(board, tmp_path / "site")
+    page = (tmp_path / "site" / "models" / "tuned.html").read_text()
+    assert "Paired comparison with its base" in page and '<a class="base" href="minilm.html">' in page

@@ -95,6 +95,18 @@ def _size(info, base_max_length: int | None) -> str:
     return f"{parameters}; {dimension}; {length}"
 
 
+def base_rows_of(board: Board, model: str, base: str | None) -> list[str]:
+    """The board's rows of the card `base`: those from `model`'s own results folder when it has one (a base run
+    again into another folder is a row of its own, `[folder]`), else every row of that card."""
+    if not base:
+        return []
+    rows = [label for label, results in board.by_model.items()
+            if next(iter(results.values())).provenance.model is not None
+            and next(iter(results.values())).provenance.model.name == base]
+    same_folder = [label for label in rows if board.folders.get(label) == board.folders.get(model)]
+    return same_folder or rows
+
+
 def _card(board: Board, model: str, files: SiteFiles) -> str:
     """The card as recorded in the results, with the packaged card's description, licence and citation."""
     from sentibench.models.cards import packaged_cards
@@ -103,9 +115,7 @@ def _card(board: Board, model: str, files: SiteFiles) -> str:
     card = packaged_cards().get(info.name) if info is not None else None
     base = info.base if info is not None else None
     base_card = packaged_cards().get(base) if base else None
-    base_rows = [label for label, results in board.by_model.items()
-                 if next(iter(results.values())).provenance.model is not None
-                 and next(iter(results.values())).provenance.model.name == base]
+    base_rows = base_rows_of(board, model, base)
     fields = [
         ("kind", html.escape(board.kinds[model])),
         ("size", html.escape(_size(info, base_card.max_length if base_card else None))),
@@ -150,9 +160,7 @@ def _comparison(board: Board, model: str, files: SiteFiles) -> str:
     base = info.base if info is not None else None
     if not base:
         return "<p>No base: this model was not fine-tuned from another card.</p>"
-    rows_of = [label for label, results in board.by_model.items()
-               if next(iter(results.values())).provenance.model is not None
-               and next(iter(results.values())).provenance.model.name == base]
+    rows_of = base_rows_of(board, model, base)
     if len(rows_of) != 1:
         return f"<p>Its base {html.escape(base)} has no single set of results here to compare with.</p>"
     ours, theirs = board.by_model[model], board.by_model[rows_of[0]]
