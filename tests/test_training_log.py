@@ -48,7 +48,7 @@ def test_a_trained_models_curve_lands_beside_its_results_and_on_its_page(fixture
 
     assert main(["leaderboard", "--results", str(out), "--html", str(tmp_path / "site")]) == 0
     page = (tmp_path / "site" / "models" / "curved.html").read_text()
-    assert "30 steps; " in page and "kept step 20. validation had stopped improving at the kept step" in page
+    assert "30 steps; " in page and "kept step 20. Validation had stopped improving at the kept step" in page
     link = f"results/{out.name}/curved/{result.path.parent.name}/{TRAINING_FILE}"
     assert f'href="../{link}"' in page, "the log's copy inside the site"
     assert (tmp_path / "site" / link).read_bytes() == (result.path.parent / TRAINING_FILE).read_bytes()

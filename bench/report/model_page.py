@@ -60,9 +60,9 @@ def _budget(log: TrainingLog, recipe: dict) -> str:
              f"{log.steps} steps" if log.steps else "steps not recorded",
              f"{log.seconds:.0f} s of training" if log.seconds else "time not recorded",
              f"kept step {log.best_step}" if log.best_step is not None else "the last step kept"]
-    verdict = ("validation was <b>still improving at the kept (last) step</b>: a longer budget may do better"
-               if still_improving(log) else "validation had stopped improving at the kept step"
-               if log.best_step is not None else "no validation selected the checkpoint")
+    verdict = ("Validation was <b>still improving at the kept (last) step</b>: a longer budget may do better"
+               if still_improving(log) else "Validation had stopped improving at the kept step"
+               if log.best_step is not None else "No validation selected the checkpoint")
     return "; ".join(parts) + f". {verdict}."
 
 
