@@ -219,3 +219,28 @@ def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_
     assert not row_b().rstrip(" |").endswith("~")
     write("b", base + 0.05 + rng.normal(0.0, 0.01, 200) - 0.0005)  # now level with a: tied
     assert row_b().rstrip(" |").endswith("~")
+
+
+def test_the_results_store_reads_several_folders_once_and_finds_a_model_across_them(tmp_path):
+    """One model's results come from the first folder that has it, or the folder its label names; a smoke run
+    is never among a model's results; a typo gets the nearest names; a missing folder holds nothing."""
+    from sentibench.core.errors import BenchError
+    from sentibench.results.schema import ModelInfo
+    from sentibench.results.store import ResultStore
+
+    ours, mine = tmp_path / "results", tmp_path / "mine"
+    def made_by(model: str, task: str, score: float, limit: int | None = None):
+        result = _result(task, score, limit=limit)
+        return result.model_copy(update={"sentibench": result.sentibench.model_copy(
+            update={"model": ModelInfo(name=model, revision="r1")})})
+
+    for root, model, score in ((ours, "minilm", 0.5), (mine, "minilm", 0.6), (mine, "tuned", 0.7)):
+        write_result(result_path(root, model, "r1", "sgts-mr"), made_by(model, "sgts-mr", score))
+    write_result(result_path(mine, "tuned", "r1", "sgts-imdb"), made_by("tuned", "sgts-imdb", 0.1, limit=8))
+    store = ResultStore.load([ours, mine, ours, tmp_path / "missing"])
+    assert store.roots == (ours, mine, tmp_path / "missing") and len(store.results) == 4
+    assert store.of_model("minilm")["sgts-mr"].main_score() == 0.5, "the first folder that has it"
+    assert store.of_model("minilm [mine]")["sgts-mr"].main_score() == 0.6
+    assert list(store.of_model("tuned")) == ["sgts-mr"], "no smoke run"
+    with pytest.raises(BenchError, match="Did you mean: tuned"):
+        store.of_model("tunned")

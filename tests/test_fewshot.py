@@ -448,7 +448,7 @@ def test_tiny_bert_learns_the_toy_set_with_the_pooled_linear_head_on_the_same_dr
 def test_a_fine_tuned_result_of_the_older_version_is_stale_everywhere(tmp_path):
     """Made by version 1 (the pooled-linear head): the leaderboard leaves it out, `bench run` (only-missing)
     re-runs it, and the catalogue check of `bench reproduce` / `bench submit` names the version."""
-    from sentibench.report.leaderboard import current
+    from sentibench.results.store import current
     from sentibench.results.task_result import read_result, result_path, task_result, write_result
     from sentibench.run.runner import _is_done
     from sentibench.submission.reproduce import check_against_catalog

@@ -32,7 +32,7 @@ from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
 from sentibench.mteb.twins import TWINS
 from sentibench.results.schema import ModelInfo, TaskResult
-from sentibench.results.task_result import check_one_weights_per_folder, iter_results
+from sentibench.results.store import ResultStore
 
 
 @dataclass
@@ -122,8 +122,9 @@ def export_results(results: Path, output: Path) -> ExportReport:
         raise BenchError(f"export to a folder outside '{results}' (the sentibench results stay as they are)")
     mteb_version = metadata.version("mteb")
     report, files, metas = ExportReport(), {}, {}
-    stored_results = iter_results(results)
-    check_one_weights_per_folder(stored_results)
+    store = ResultStore.load(results)
+    store.check_one_weights()
+    stored_results = store.results
     for stored in stored_results:
         model = stored.provenance.model
         if stored.smoke or model is None or model.dtype != "float32":  # MTEB's are float32

@@ -16,7 +16,6 @@ The direction of "better" follows each task's metadata (alignment and uniformity
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from sentibench.core.errors import BenchError
 from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, paired_bootstrap
 from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import check_one_weights_per_folder, iter_results
+from sentibench.results.store import ResultStore
 
 ASO_SEED = 0
 
@@ -53,42 +52,9 @@ def _plural(unit: str) -> str:
     """"sentence" -> "sentences", "query" -> "queries"."""
     return unit[:-1] + "ies" if unit.endswith("y") and unit[-2:-1] not in "aeiou" else unit + "s"
 
-def _roots(root: Path | Sequence[Path]) -> list[Path]:
-    return [Path(root)] if isinstance(root, (str, Path)) else [Path(r) for r in root]
-
-
 def results_of(root: Path | Sequence[Path], model: str) -> dict[str, TaskResult]:
-    """A model's full (non-smoke) results by task name, from the first results folder (of those given, in
-    order) that has the model; `model [FOLDER]` picks the folder named FOLDER (the board's label for a model
-    found in several), and `model@revision` one revision (needed when the folder holds several). An unknown
-    name suggests the closest models the folders hold."""
-    label, _, folder = model.partition(" [")
-    name, _, revision = label.partition("@")
-    roots = [r for r in _roots(root) if not folder or r.name == folder.removesuffix("]")]
-    present: set[str] = set()
-    for where in roots:
-        found: dict[str, TaskResult] = {}
-        revisions = set()
-        for result in iter_results(where):
-            if result.provenance.model is None or result.smoke:
-                continue
-            present.add(result.provenance.model.name)
-            if result.provenance.model.name != name or (revision and result.path.parent.name != revision):
-                continue
-            revisions.add(result.path.parent.name)
-            found[result.task_name] = result
-        if found:
-            if len(revisions) > 1:
-                raise BenchError(f"model '{name}' has results of several revisions in {where} "
-                                 f"({', '.join(sorted(revisions))}); name one as {name}@REVISION")
-            check_one_weights_per_folder(list(found.values()))
-            return found
-    near = difflib.get_close_matches(name, sorted(present), n=3, cutoff=0.6)
-    under = ", ".join(str(r) for r in roots) or f"a results folder named '{folder.removesuffix(']')}'"
-    if near:
-        raise BenchError(f"no results for model '{model}' under {under}. Did you mean: {', '.join(near)}?")
-    raise BenchError(f"no results for model '{model}' under {under}; run `bench run -m {name}` first (or add the "
-                     "folder that holds them with another --results)")
+    """A model's full results by task name, from the results folder(s) (`ResultStore.of_model`)."""
+    return ResultStore.load(root).of_model(model)
 
 
 def _seed_scores(result: TaskResult) -> dict[tuple, float] | None:

@@ -34,11 +34,11 @@ from sentibench.report.overview import (
     ordered,
 )
 from sentibench.results.schema import TaskResult
+from sentibench.results.store import ResultStore, current
 from sentibench.results.task_result import (
     VERIFICATION_FILE,
     check_one_weights_per_folder,
     file_bytes,
-    iter_results,
     verified_for,
 )
 
@@ -275,19 +275,6 @@ def _model_labels(results: list[TaskResult]) -> dict[Path, str]:
     return labels
 
 
-def current(results: list[TaskResult]) -> tuple[list[TaskResult], list[TaskResult]]:
-    """(results made under their task's current protocol version, those made under an older one): the
-    leaderboard never mixes protocol versions in a column (`bench run` recomputes the older ones)."""
-    from sentibench.tasks.registry import all_tasks
-
-    versions = {name: task.metadata.version for name, task in all_tasks().items()}
-    fresh, stale = [], []
-    for result in results:
-        made_by = result.provenance.task.version
-        (fresh if versions.get(result.task_name, made_by) == made_by else stale).append(result)
-    return fresh, stale
-
-
 @dataclass
 class Board:
     """Everything the Markdown and HTML leaderboards show, read once from the results folders."""
@@ -363,10 +350,11 @@ def build(root: Path | Sequence[Path], benchmark: str | None = None, include_in_
     from sentibench.tasks.benchmarks import get_benchmark
 
     chosen = get_benchmark(benchmark)
-    roots = results_roots(root)
+    store = ResultStore.load(results_roots(root))
+    roots = list(store.roots)
     per_root, stale = [], []
     for folder in roots:
-        fresh, old = current([r for r in iter_results(folder) if not r.smoke])
+        fresh, old = current(store.full(folder))
         check_one_weights_per_folder(fresh)
         per_root.append(fresh)
         stale += old

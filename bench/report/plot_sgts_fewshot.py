@@ -5,7 +5,7 @@ One point per (model, revision) result folder and variant. SgTS: the mean main s
 `sgts-*` results; k-shot: the mean main score (accuracy) of its SentiCSE-protocol results, frozen
 (`fewshot-frozen-senticse-*`: logistic regression on frozen embeddings, which every model with the frozen
 twins has) and fine-tuned (`fewshot-senticse-k*`, the default head; the `-pooled-` head variants are not
-plotted). Only results made under their task's current version count (`leaderboard.current`). The default
+plotted). Only results made under their task's current version count (`results.store.current`). The default
 figure shows both variants (shape and colour: variant; each point labelled with its model's name, placed clear
 of the others by `core.scatter_labels`); `frozen=True` draws the frozen twins alone. Both axes are x 100, as
 the board's tables. So that the means compare like with like, only tasks that every plotted model has are
@@ -26,8 +26,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from sentibench.core.errors import BenchError
-from sentibench.report.leaderboard import current
-from sentibench.results.task_result import check_one_weights_per_folder, iter_results
+from sentibench.results.store import ResultStore, current
 
 matplotlib.use("Agg")
 
@@ -36,8 +35,9 @@ def collect(results_dir: Path, frozen: bool = False) -> dict[str, tuple[dict[str
     """{model label: ({sgts task: score}, {k-shot task: score})} from the result files under `results_dir`."""
     prefix = "fewshot-frozen-senticse-k" if frozen else "fewshot-senticse-k"
     found: dict[str, tuple[dict[str, float], dict[str, float]]] = defaultdict(lambda: ({}, {}))
-    results, _older_versions = current(list(iter_results(results_dir)))
-    check_one_weights_per_folder(results)
+    store = ResultStore.load(results_dir)
+    store.check_one_weights()
+    results, _older_versions = current(store.results)
     for result in results:
         name, value = result.task_name, result.main_score()
         if value is None:

@@ -47,7 +47,8 @@ from sentibench.models.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.kinds import model_kind
 from sentibench.models.safety import check_weights_folder
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import iter_results, recorded_weights, result_path
+from sentibench.results.store import ResultStore
+from sentibench.results.task_result import recorded_weights, result_path
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog
 from sentibench.tasks.benchmarks import Benchmark, get_benchmark, required_tasks
@@ -234,7 +235,7 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
     if not card.path:
         raise BenchError(f"model '{name}' has no card file; write one with `bench card new`")
     source = results_folder(results_root, card)
-    results = _answering(iter_results(source) if source.is_dir() else [], benchmark)
+    results = _answering(ResultStore.load(source).results, benchmark)
     problems = result_problems(card, results, benchmark)
     if problems:
         raise Rejected(problems)

@@ -52,7 +52,8 @@ from sentibench.models.kinds import model_kind
 from sentibench.models.safety import confined, weights_folder_problems
 from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import LEGACY_BENCHMARK, VERIFICATION_FILE, iter_results
+from sentibench.results.store import ResultStore
+from sentibench.results.task_result import LEGACY_BENCHMARK, VERIFICATION_FILE
 from sentibench.submission.archive import safe_extract
 from sentibench.submission.merged import install, store_weights
 from sentibench.submission.reproduce import Reproduction, reproduce
@@ -258,7 +259,7 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
         benchmark = submission_benchmark(folder, manifest)
         card = submission_card(folder)
         source = results_folder(folder / "results", card)
-        results = iter_results(source) if source.is_dir() else []
+        results = ResultStore.load(source).results
         problems = result_problems(card, results, benchmark)
         if problems:
             raise Rejected(problems)

@@ -1,0 +1,96 @@
+"""The results store: every result under one or more results folders, read and checked once, and the questions
+the layers above ask of it (in the spirit of mteb's `ResultCache` / `BenchmarkResults`), so that the board,
+`bench compare`, the figures, `bench export mteb` and submissions walk no folders themselves.
+
+Each result is read by `read_result` (validated, size-checked); `current` splits off the results made under an
+older version of their task's protocol (a board never mixes versions in a column; `bench run` recomputes them);
+`check_one_weights` holds every folder to one set of weights (one folder, one model revision); `of_model` finds
+one model's results across the folders, in order, with near-name suggestions for a typo.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sentibench.core.errors import BenchError
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import check_one_weights_per_folder, iter_results
+
+
+@dataclass(frozen=True)
+class ResultStore:
+    """The results of `roots` (folders, in the order given, each once), as read."""
+
+    roots: tuple[Path, ...]
+    by_root: tuple[tuple[TaskResult, ...], ...]
+
+    @classmethod
+    def load(cls, roots: Path | str | Sequence[Path | str]) -> ResultStore:
+        """Read every result under each folder (a missing folder holds none)."""
+        folders = [Path(roots)] if isinstance(roots, (str, Path)) else [Path(root) for root in roots]
+        unique: dict[Path, Path] = {}
+        for folder in folders:
+            unique.setdefault(folder.resolve(), folder)
+        ordered = tuple(unique.values())
+        return cls(ordered, tuple(tuple(iter_results(root)) if root.is_dir() else () for root in ordered))
+
+    @property
+    def results(self) -> list[TaskResult]:
+        return [result for results in self.by_root for result in results]
+
+    def full(self, root: Path | None = None) -> list[TaskResult]:
+        """The results that are not smoke runs (`--limit`, smoke training): of one folder, or of all."""
+        chosen = self.by_root[self.roots.index(root)] if root is not None else self.results
+        return [result for result in chosen if not result.smoke]
+
+    def check_one_weights(self) -> None:
+        """Each folder holds one set of weights (`check_one_weights_per_folder`), or a one-line error."""
+        check_one_weights_per_folder(self.results)
+
+    def of_model(self, model: str) -> dict[str, TaskResult]:
+        """A model's full results by task, from the first folder that has it; `model [FOLDER]` picks the
+        folder named FOLDER (the board's label for a model found in several), `model@revision` one revision
+        (needed when a folder holds several). An unknown name suggests the closest names the folders hold."""
+        label, _, folder = model.partition(" [")
+        name, _, revision = label.partition("@")
+        roots = [root for root in self.roots if not folder or root.name == folder.removesuffix("]")]
+        present: set[str] = set()
+        for root in roots:
+            found: dict[str, TaskResult] = {}
+            revisions = set()
+            for result in self.full(root):
+                if result.provenance.model is None:
+                    continue
+                present.add(result.provenance.model.name)
+                if result.provenance.model.name != name or (revision and result.path.parent.name != revision):
+                    continue
+                revisions.add(result.path.parent.name)
+                found[result.task_name] = result
+            if found:
+                if len(revisions) > 1:
+                    raise BenchError(f"model '{name}' has results of several revisions in {root} "
+                                     f"({', '.join(sorted(revisions))}); name one as {name}@REVISION")
+                check_one_weights_per_folder(list(found.values()))
+                return found
+        near = difflib.get_close_matches(name, sorted(present), n=3, cutoff=0.6)
+        under = ", ".join(str(r) for r in roots) or f"a results folder named '{folder.removesuffix(']')}'"
+        if near:
+            raise BenchError(f"no results for model '{model}' under {under}. Did you mean: {', '.join(near)}?")
+        raise BenchError(f"no results for model '{model}' under {under}; run `bench run -m {name}` first (or add "
+                         "the folder that holds them with another --results)")
+
+
+def current(results: Iterable[TaskResult]) -> tuple[list[TaskResult], list[TaskResult]]:
+    """(results made under their task's current protocol version, those made under an older one); a result of
+    a task that is not installed here counts as current."""
+    from sentibench.tasks.registry import all_tasks
+
+    versions = {name: task.metadata.version for name, task in all_tasks().items()}
+    fresh, stale = [], []
+    for result in results:
+        made_by = result.provenance.task.version
+        (fresh if versions.get(result.task_name, made_by) == made_by else stale).append(result)
+    return fresh, stale
