@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the wheel, install it (not editable) into a scratch venv that sees the installed dependencies, and
 # import every package it contains from outside the source tree: a new method package such as
-# models/sifter/ must ship without any edit to pyproject.toml.
+# models/methods/sifter/ must ship without any edit to pyproject.toml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch="$(mktemp -d)"
@@ -19,7 +19,7 @@ for name in packages:
     module = importlib.import_module(name)
     assert "site-packages" in module.__file__, f"{name} imported from {module.__file__}, not the wheel"
 from sentibench.training.methods import methods
-from sentibench.models.cards import all_cards
+from sentibench.models.catalog.cards import all_cards
 assert pathlib.Path(all_cards()["all-minilm-l6-v2"].path).exists()
 print(f"wheel ok: {len(packages)} packages import from the installed wheel; methods: {', '.join(methods())}")
 PY

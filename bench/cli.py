@@ -181,7 +181,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 for t in all_tasks().values()]
         headers = ["task", "type", "dataset", "main score", "groups"]
     elif args.what == "models":
-        from sentibench.models.cards import all_cards
+        from sentibench.models.catalog.cards import all_cards
 
         rows = [(c.name, c.loader, c.revision, c.embedding_size, c.hub_id or "", ",".join(c.training_data[:3]))
                 for c in all_cards().values()]
@@ -236,7 +236,7 @@ def cmd_data_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from sentibench.models.trained import train
+    from sentibench.models.catalog.trained import train
     from sentibench.training.options import parse_option_pairs
 
     card = train(args.method, args.base, args.data, args.preset, seed=args.seed,
@@ -325,7 +325,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_card_new(args: argparse.Namespace) -> int:
-    from sentibench.models.scaffold import write_new_card
+    from sentibench.models.catalog.scaffold import write_new_card
 
     path = write_new_card(args.name, args.source, Path(args.output) if args.output else None, device=args.device)
     print(f"wrote {path}: fill in every 'FILL IN:' field, then `bench card check {path}`")
@@ -334,7 +334,7 @@ def cmd_card_new(args: argparse.Namespace) -> int:
 
 def cmd_card_check(args: argparse.Namespace) -> int:
     from sentibench.core.errors import Rejected
-    from sentibench.models.cards import check_card_file
+    from sentibench.models.catalog.cards import check_card_file
 
     problems = check_card_file(Path(args.file))
     if problems:

@@ -173,8 +173,8 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     from sentence_transformers import SentenceTransformer
 
     from sentibench.embed.encoders import token_budget_batches
-    from sentibench.models.cards import get_card
-    from sentibench.models.loaders import build_encoder, weights_folder
+    from sentibench.models.catalog.cards import get_card
+    from sentibench.models.catalog.loaders import build_encoder, weights_folder
 
     torch.set_num_threads(args.threads)
     card = get_card(MODEL)
@@ -247,7 +247,7 @@ def encoded_count(stderr: str) -> int | None:
 
 def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
     """Round-robin process timings of the fixed-cost commands for this tree's `bench` (and a baseline's)."""
-    from sentibench.models.cards import get_card
+    from sentibench.models.catalog.cards import get_card
     from sentibench.results.task_result import safe_segment
 
     benches = {"this": str(Path(sys.executable).parent / "bench")}

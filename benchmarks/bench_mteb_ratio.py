@@ -77,7 +77,7 @@ def mteb_side(tasks: list[str]) -> dict:
     import mteb
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.models.loaders import card_for, weights_folder
+    from sentibench.models.catalog.loaders import card_for, weights_folder
     from sentibench.mteb import get_tasks
 
     model = SentenceTransformer(str(weights_folder(card_for(MODEL))), device="cpu", local_files_only=True)

@@ -56,7 +56,7 @@ def family(model: str) -> str:
 
 def record_texts() -> tuple[list[str], dict[str, np.ndarray]]:
     """Every v1 task run with a recording random encoder: the distinct texts, and each task's indices into them."""
-    from sentibench.models.baselines import RandomEncoder
+    from sentibench.models.catalog.baselines import RandomEncoder
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.benchmarks import required_tasks
 
@@ -94,7 +94,7 @@ def measure_costs(out: Path, cold: float | None, warm: Path | None, fixed: float
     with every vector cached, whose `evaluation_time`s are the evaluation alone; `fixed`, the cold wall seconds
     of the smallest task (start-up, model load, one dataset). Throughput: v1's tokens over the cold seconds
     that are neither fixed nor evaluation."""
-    from sentibench.models.loaders import build_encoder, card_for
+    from sentibench.models.catalog.loaders import build_encoder, card_for
     from sentibench.results.task_result import iter_results
 
     texts, per_task = record_texts()

@@ -721,7 +721,8 @@ def mute_endpoint(box: Sandbox) -> None:
 
 def renamed_random(box: Sandbox, name: str) -> None:
     """A user card `name` that is the packaged `random` card renamed, with the committed results made under it."""
-    box.card(name, (ROOT / "models" / "cards" / "random.yaml").read_text().replace("name: random", f"name: {name}"))
+    packaged = (ROOT / "models" / "catalog" / "cards" / "random.yaml").read_text()
+    box.card(name, packaged.replace("name: random", f"name: {name}"))
     source = next((ROOT / "results" / "random").iterdir())
     target = box.work / "results" / name / source.name
     target.mkdir(parents=True)
@@ -782,7 +783,7 @@ def committed_results(box: Sandbox) -> None:
 
 
 def random_result(box: Sandbox, folder: str = "results", task: str = TASK) -> Path:
-    from sentibench.models.cards import get_card
+    from sentibench.models.catalog.cards import get_card
     from sentibench.results.task_result import result_path
 
     return box.work / result_path(Path(folder), "random", get_card("random").revision, task)

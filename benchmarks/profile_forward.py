@@ -36,8 +36,8 @@ def bf16_shares(texts: list[str], rounds: int) -> None:
     from torch.profiler import ProfilerActivity, profile
 
     from sentibench.embed.encoders import token_budget_batches
-    from sentibench.models.cards import get_card
-    from sentibench.models.loaders import build_encoder
+    from sentibench.models.catalog.cards import get_card
+    from sentibench.models.catalog.loaders import build_encoder
 
     card = get_card("all-minilm-l6-v2")
     f32 = build_encoder(card, device="cpu")
@@ -93,8 +93,8 @@ def main(argv: list[str] | None = None) -> None:
 
     from sentibench.data import get_dataset
     from sentibench.embed.encoders import CPU_TOKENS_PER_FORWARD
-    from sentibench.models.cards import get_card
-    from sentibench.models.loaders import build_encoder
+    from sentibench.models.catalog.cards import get_card
+    from sentibench.models.catalog.loaders import build_encoder
 
     torch.set_num_threads(args.threads)
     encoder = build_encoder(get_card("all-minilm-l6-v2"), device="cpu")

@@ -1,5 +1,6 @@
-"""Models: cards, the loaders that turn a card (or a folder, a hub id) into an encoder, trained cards, and the
-trainable methods, each a subpackage that registers itself (`sentibench.training.methods`).
+"""Models: the catalogue (`catalog/`: model kinds, cards, the loaders that turn a card, a folder or a hub id into
+an encoder, trained cards, in-process models) and the trainable methods (`methods/`, each a subpackage that
+registers itself through `sentibench.training.methods`; they never import the catalogue).
 
 The public seam for the layers above (the runner, submissions, mteb): `card_for`, `prepare` (a trained card
 gets its checkpoint, trained on first use), `load_encoder`, `load_trainable`, `describe`. The loaders are
@@ -19,6 +20,6 @@ def __getattr__(name: str):
     if name in _LAZY:
         from importlib import import_module
 
-        module = import_module(f"sentibench.models.{_LAZY[name]}")
+        module = import_module(f"sentibench.models.catalog.{_LAZY[name]}")
         return getattr(module, "ready" if name == "prepare" else name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

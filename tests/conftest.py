@@ -80,7 +80,7 @@ def isolated_registries():
     """Datasets, task families, methods, encoder kinds and model kinds a test registers are gone after it (no leaks
     between tests); what modules and entry points register is discovered first (`snapshot`), so it is kept."""
     from sentibench.data.registry import DATASETS
-    from sentibench.models.kinds import MODEL_KINDS
+    from sentibench.models.catalog.kinds import MODEL_KINDS
     from sentibench.tasks.registry import FAMILIES
     from sentibench.training.checkpoint import ENCODER_KINDS
     from sentibench.training.methods import METHODS

@@ -1,7 +1,7 @@
 import pytest
 
 from sentibench.core.errors import BenchError
-from sentibench.models.cards import packaged_cards, read_card
+from sentibench.models.catalog.cards import packaged_cards, read_card
 
 
 def test_packaged_cards_are_valid_and_complete():

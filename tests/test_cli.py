@@ -115,7 +115,7 @@ def test_provenance_records_the_normalisation_the_pipeline_applies(fixture_task,
     # all-MiniLM-L6-v2 pipeline ends in a Normalize module, so the recorded value must come from the
     # loaded pipeline, not from the card's default.
     from sentibench.models import card_for, get_card
-    from sentibench.models.loaders import weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
 
     folder = weights_folder(get_card("all-minilm-l6-v2"))
     assert card_for(str(folder)).normalize is False

@@ -10,9 +10,9 @@ import pytest
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
 from sentibench.embed.cache import fingerprint
-from sentibench.models.card_schema import validate_card
-from sentibench.models.cards import get_card
-from sentibench.models.loaders import build_encoder, load_encoder
+from sentibench.models.catalog.card_schema import validate_card
+from sentibench.models.catalog.cards import get_card
+from sentibench.models.catalog.loaders import build_encoder, load_encoder
 from sentibench.results.task_result import read_result, result_path
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]
@@ -39,7 +39,7 @@ def test_bf16_weights_with_float32_pooling_and_normalisation(minilm_pair):
 def test_trainable_copies_are_float32_whatever_the_card_says():
     import torch
 
-    from sentibench.models.loaders import load_trainable
+    from sentibench.models.catalog.loaders import load_trainable
 
     trainable = load_trainable(dataclasses.replace(get_card("all-minilm-l6-v2"), dtype="bfloat16"), device="cpu")
     assert next(trainable.model.parameters()).dtype == torch.float32

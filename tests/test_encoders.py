@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sentibench.embed.encoders import TransformerEncoder, length_sorted_batches, token_budget_batches
-from sentibench.models.loaders import build_encoder, card_for
+from sentibench.models.catalog.loaders import build_encoder, card_for
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]
 
@@ -62,7 +62,7 @@ def test_poolings_and_save_round_trip(tmp_path, pooling):
 def test_onnx_conversion_matches_the_onnx_graph():
     from onnx.reference import ReferenceEvaluator
 
-    from sentibench.models.loaders import _registry_files
+    from sentibench.models.catalog.loaders import _registry_files
 
     card = card_for("paraphrase-minilm-l3-v2")
     encoder = build_encoder(card, device="cpu")

@@ -27,7 +27,7 @@ from sentibench.core.errors import BenchError
 from sentibench.core.executors import Job, LocalExecutor, fan_out
 from sentibench.data import DatasetSpec, dataset_names, register_dataset
 from sentibench.embed.cache import CachedEncoder
-from sentibench.models.inprocess import InProcessModel
+from sentibench.models.catalog.inprocess import InProcessModel
 from sentibench.results.task_result import comparable_results
 from sentibench.run.executors import get_executor
 from sentibench.run.runner import run

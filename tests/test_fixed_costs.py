@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from sentibench.embed.cache import CachedEncoder, fingerprint
-from sentibench.models.cards import get_card
-from sentibench.models.loaders import load_encoder, weights_folder
+from sentibench.models.catalog.cards import get_card
+from sentibench.models.catalog.loaders import load_encoder, weights_folder
 from sentibench.run.runner import run
 
 HEAVY = ("torch", "transformers", "sentence_transformers", "datasets", "sklearn", "scipy", "pandas", "faiss")

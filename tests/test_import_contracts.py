@@ -28,11 +28,11 @@ def _lint(tmp_path: Path, bad: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(("bad", "broken"), [
-    ({"sentibench.models.senticse.bad": "from sentibench.models.kinds import MODEL_KINDS\n"},
+    ({"sentibench.models.methods.senticse.bad": "from sentibench.models.catalog.kinds import MODEL_KINDS\n"},
      "A method holds only its ideas"),
-    ({"sentibench.models.polarity.bad": "import sentibench.models.onnx_convert\n"},
+    ({"sentibench.models.methods.polarity.bad": "import sentibench.models.catalog.onnx_convert\n"},
      "A method holds only its ideas"),
-    ({"sentibench.report.bad": "import sentibench.models.infodcl\n"},
+    ({"sentibench.report.bad": "import sentibench.models.methods.infodcl\n"},
      "No engine module imports a method"),
 ])
 def test_a_method_importing_the_catalogue_or_the_engine_importing_a_method_breaks_a_contract(tmp_path, bad, broken):

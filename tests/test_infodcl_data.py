@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from sentibench.core.errors import BenchError
-from sentibench.models.infodcl.corpus import ExtractionRules, clean_tweet, extract, final_hashtag, match_key
-from sentibench.models.infodcl.npmi import NpmiMatrix, build_npmi
-from sentibench.models.infodcl.pairs import epoch_pairs
+from sentibench.models.methods.infodcl.corpus import ExtractionRules, clean_tweet, extract, final_hashtag, match_key
+from sentibench.models.methods.infodcl.npmi import NpmiMatrix, build_npmi
+from sentibench.models.methods.infodcl.pairs import epoch_pairs
 
 
 @pytest.mark.parametrize("raw, cleaned", [

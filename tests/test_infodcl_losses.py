@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from sentibench.models.infodcl.losses import (
+from sentibench.models.methods.infodcl.losses import (
     CorpusAwareContrastiveLoss,
     DistantContrastiveLoss,
     InfoDCLLoss,

@@ -15,10 +15,10 @@ from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.registry import DATASETS
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.models.infodcl.corpus import clean_tweet, final_hashtag, match_key, remove_label
-from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix
-from sentibench.models.infodcl.pairs import epoch_pairs
-from sentibench.models.infodcl.train import (
+from sentibench.models.methods.infodcl.corpus import clean_tweet, final_hashtag, match_key, remove_label
+from sentibench.models.methods.infodcl.npmi import NPMI_FILE, NpmiMatrix
+from sentibench.models.methods.infodcl.pairs import epoch_pairs
+from sentibench.models.methods.infodcl.train import (
     PRESETS,
     Objective,
     Step,
@@ -187,7 +187,7 @@ def test_fit_selects_on_held_out_tweets_and_round_trips(tiny_bert, tweet_dataset
 
 def test_paper_preset_without_a_gpu_is_one_line(monkeypatch):
     from sentibench.models import card_for
-    from sentibench.models.trained import CardBase
+    from sentibench.models.catalog.trained import CardBase
     from sentibench.training.methods import TrainRequest, get_method
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
@@ -263,7 +263,7 @@ def test_paper_preset_projects_h_through_dense_tanh_before_the_losses_and_the_tw
 def test_the_paper_preset_trains_on_a_gpu(tiny_bert, tweet_datasets, sentibench_home, tmp_path):
     """D.1's preset as it is (the dense + tanh projection, the two-layer SLP, the MLM term), with only the
     fixture's data thresholds lowered and every loop capped at two steps, on CUDA."""
-    from sentibench.models.trained import train
+    from sentibench.models.catalog.trained import train
 
     (sentibench_home / "cards").mkdir(exist_ok=True)
     (sentibench_home / "cards" / "tiny-bert.yaml").write_text(yaml.safe_dump({

@@ -1,11 +1,11 @@
-"""`runner.run` with models given as Python objects, named by the user (sentibench.models.inprocess)."""
+"""`runner.run` with models given as Python objects, named by the user (sentibench.models.catalog.inprocess)."""
 
 from __future__ import annotations
 
 import pytest
 
 from sentibench.core.errors import BenchError
-from sentibench.models.inprocess import InProcessModel
+from sentibench.models.catalog.inprocess import InProcessModel
 from sentibench.results.task_result import read_result
 from sentibench.run.runner import run
 from sentibench.tasks.base import EvalContext
@@ -31,7 +31,7 @@ def test_a_revision_turns_the_embedding_cache_on(tmp_path, fixture_task, fake_en
 def test_a_sentence_transformer_object_scores_like_its_card(tmp_path, fixture_task):
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.models.loaders import card_for, weights_folder
+    from sentibench.models.catalog.loaders import card_for, weights_folder
 
     model = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")
     by_object = run([InProcessModel("st-minilm", model)], [fixture_task], tmp_path, use_cache=False)

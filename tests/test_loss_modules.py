@@ -6,15 +6,15 @@ import json
 import pytest
 import torch
 
-from sentibench.models.infodcl.losses import (
+from sentibench.models.methods.infodcl.losses import (
     CorpusAwareContrastiveLoss,
     DistantContrastiveLoss,
     InfoDCLLoss,
     LabelAwareContrastiveLoss,
     WeightedSupConLoss,
 )
-from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
-from sentibench.models.sifter.losses import SifterLoss
+from sentibench.models.methods.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
+from sentibench.models.methods.sifter.losses import SifterLoss
 from sentibench.training.contrastive import InfoNCELoss
 
 WEIGHTS = torch.tensor([[0.0, 0.5], [0.5, 0.0]])

@@ -21,7 +21,7 @@ from sentibench.core.errors import BenchError
 
 mteb = pytest.importorskip("mteb")
 
-from sentibench.models.cards import PACKAGED_CARDS, get_card, read_card  # noqa: E402
+from sentibench.models.catalog.cards import PACKAGED_CARDS, get_card, read_card  # noqa: E402
 from sentibench.mteb.export import card_from_provenance, export_results  # noqa: E402
 from sentibench.mteb.meta import model_meta, mteb_model_name  # noqa: E402
 from sentibench.results.task_result import iter_results, read_result  # noqa: E402
@@ -150,7 +150,7 @@ def _run_in_mteb(model, tasks, cache=None):
 @pytest.mark.parametrize("encoder_kind", ["fake", "random"])
 def test_sgts_inside_mteb_equals_sentibench_on_the_same_pairs(fixture_task, fake_encoder, encoder_kind):
     from sentibench.data import get_dataset
-    from sentibench.models.baselines import RandomEncoder
+    from sentibench.models.catalog.baselines import RandomEncoder
     from sentibench.mteb import get_model, get_tasks
     from sentibench.tasks.base import EvalContext
 
@@ -220,7 +220,7 @@ def test_our_encoder_in_mteb_uses_the_card_and_the_scoring_enum():
     from mteb.models.model_meta import ScoringFunction
 
     from sentibench.embed.mteb_model import MtebModelEncoder
-    from sentibench.models.baselines import RandomEncoder
+    from sentibench.models.catalog.baselines import RandomEncoder
     from sentibench.mteb import get_model
 
     model = get_model("random", use_cache=False)
@@ -235,8 +235,8 @@ def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task
     """mteb's own wrapper around a local sentence-transformers model, given to `runner.run` as an object."""
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.models.inprocess import InProcessModel
-    from sentibench.models.loaders import card_for, weights_folder
+    from sentibench.models.catalog.inprocess import InProcessModel
+    from sentibench.models.catalog.loaders import card_for, weights_folder
     from sentibench.run.runner import run
 
     st = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")

@@ -178,7 +178,7 @@ def test_each_sentibench_benchmark_is_an_mteb_benchmark_of_its_name():
 
 def test_a_folder_model_and_an_in_process_model_export_and_read_back(tmp_path, fixture_task, fake_encoder,
                                                                      word_model):
-    from sentibench.models.inprocess import InProcessModel
+    from sentibench.models.catalog.inprocess import InProcessModel
     from sentibench.mteb import export_results, register_with_mteb
     from sentibench.run.runner import run
     from sentibench.tasks.registry import all_tasks

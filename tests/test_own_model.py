@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from sentibench.core.errors import BenchError
-from sentibench.models.cards import user_cards_dir
-from sentibench.models.inprocess import InProcessModel, as_model
+from sentibench.models.catalog.cards import user_cards_dir
+from sentibench.models.catalog.inprocess import InProcessModel, as_model
 from sentibench.results.task_result import iter_results, read_result, result_path
 from sentibench.run.runner import run
 

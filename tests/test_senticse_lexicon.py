@@ -10,7 +10,7 @@ import torch
 from transformers import BertTokenizerFast, RobertaTokenizerFast
 
 from sentibench.core.errors import BenchError
-from sentibench.models.senticse.lexicon import (
+from sentibench.models.methods.senticse.lexicon import (
     MULTI,
     NEGATIVE,
     NEUTRAL,
@@ -19,8 +19,8 @@ from sentibench.models.senticse.lexicon import (
     polarity,
     vocabulary_tables,
 )
-from sentibench.models.senticse.quadruples import quadruples
-from sentibench.models.senticse.train import mask_candidates
+from sentibench.models.methods.senticse.quadruples import quadruples
+from sentibench.models.methods.senticse.train import mask_candidates
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -5,8 +5,8 @@ import math
 import pytest
 import torch
 
-from sentibench.models.senticse.lexicon import MULTI, NEGATIVE, NEUTRAL, POSITIVE
-from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
+from sentibench.models.methods.senticse.lexicon import MULTI, NEGATIVE, NEUTRAL, POSITIVE
+from sentibench.models.methods.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
 
 POLARITY = torch.tensor([NEUTRAL, POSITIVE, POSITIVE, NEGATIVE, NEGATIVE, MULTI])  # vocabulary of 6 ids
 

@@ -21,16 +21,16 @@ from transformers import (
 
 from sentibench.core.errors import BenchError
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.models.cards import read_card
-from sentibench.models.senticse import train as senticse_train
-from sentibench.models.senticse.lexicon import parse_sentiwordnet
-from sentibench.models.senticse.losses import QuadrupleContrastiveLoss
-from sentibench.models.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
-from sentibench.models.trained import CardBase
+from sentibench.models.catalog.cards import read_card
+from sentibench.models.catalog.trained import CardBase
+from sentibench.models.methods.senticse import train as senticse_train
+from sentibench.models.methods.senticse.lexicon import parse_sentiwordnet
+from sentibench.models.methods.senticse.losses import QuadrupleContrastiveLoss
+from sentibench.models.methods.senticse.train import PRESETS, Config, build_objective, fit, resolve_config, step_loss
 from sentibench.training.methods import TrainRequest, get_method
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CARDS = Path(__file__).parent.parent / "models" / "cards"
+CARDS = Path(__file__).parent.parent / "models" / "catalog" / "cards"
 ROWS = [(line.split("\t")[1], int(line.split("\t")[0]))
         for line in (FIXTURES / "senticse_reviews.tsv").read_text().splitlines()]
 TEXTS = [text for text, _ in ROWS]
@@ -303,7 +303,7 @@ def test_the_paper_preset_trains_on_a_gpu(tiny_bert, lexicon, monkeypatch, senti
     weighting and masking), every loop capped at two steps, on CUDA: the checkpoint reloads and encodes."""
     from sentibench.data import DatasetSpec, register_dataset
     from sentibench.data.registry import DATASETS
-    from sentibench.models.trained import train
+    from sentibench.models.catalog.trained import train
 
     if "senticse-fixture" not in DATASETS:
         register_dataset(DatasetSpec(

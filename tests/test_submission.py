@@ -42,7 +42,7 @@ def tiny_bert(folder: Path, hidden: int = 32) -> int:
     from transformers import AutoTokenizer, BertConfig, BertModel
 
     from sentibench.models import get_card
-    from sentibench.models.loaders import weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
 
     torch.manual_seed(0)
     model = BertModel(BertConfig(vocab_size=30522, hidden_size=hidden, num_hidden_layers=1, num_attention_heads=2,

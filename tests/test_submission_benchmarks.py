@@ -15,7 +15,7 @@ from one_line import fails
 import sentibench.submission.submit as submit_module
 from sentibench.core.errors import Rejected
 from sentibench.data import get_dataset
-from sentibench.models.card_schema import ModelCard
+from sentibench.models.catalog.card_schema import ModelCard
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import verified_for
 from sentibench.submission.submit import MANIFEST, result_problems, submit

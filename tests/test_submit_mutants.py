@@ -22,7 +22,7 @@ from one_line import fails
 import sentibench.submission.submit as submit_module
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
-from sentibench.models.card_schema import ModelCard
+from sentibench.models.catalog.card_schema import ModelCard
 from sentibench.results.schema import TaskResult
 from sentibench.submission.submit import (
     _card_data,

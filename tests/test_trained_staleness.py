@@ -1,5 +1,5 @@
 """A trained card never reuses a checkpoint trained with another configuration or for another revision
-(`models/trained.py`, "Stale checkpoints"), and keeps using one whose configuration is unchanged, including
+(`models/catalog/trained.py`, "Stale checkpoints"), and keeps using one whose configuration is unchanged, including
 reports written before the record existed. Fake checkpoint folders only: nothing trains here."""
 
 import json
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sentibench.models import trained
-from sentibench.models.card_schema import ModelCard
-from sentibench.models.trained import DONE_FILE, TrainedWith, ensure_trained
+from sentibench.models.catalog import trained
+from sentibench.models.catalog.card_schema import ModelCard
+from sentibench.models.catalog.trained import DONE_FILE, TrainedWith, ensure_trained
 from sentibench.training.methods import make_recipe, recipe_hash
 
 RECIPE = {"method": "senticse", "base": "all-minilm-l6-v2", "data": "mr", "preset": "cpu", "seed": 0}

@@ -66,7 +66,7 @@ def test_a_trained_models_curve_lands_beside_its_results_and_on_its_page(fixture
 
 
 def test_the_trace_is_read_from_the_report_or_the_methods_own_log_and_cleaned(tmp_path):
-    from sentibench.models.trained import DONE_FILE, training_trace
+    from sentibench.models.catalog.trained import DONE_FILE, training_trace
 
     (tmp_path / DONE_FILE).write_text(json.dumps({"method": "m", "training": {
         **CURVE, "loss_curve": [{"step": 1, "loss": None, "n": 4.0}, {"step": "2", "loss": 1.0}, {"step": 3}]}}))

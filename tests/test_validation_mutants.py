@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from sentibench.core.errors import BenchError
 from sentibench.core.safe_yaml import YamlRefused, _LimitedLoader, load_yaml
-from sentibench.models.card_schema import ModelCard, card_problems, check_name, make_card, validate_card
+from sentibench.models.catalog.card_schema import ModelCard, card_problems, check_name, make_card, validate_card
 from sentibench.results.schema import ModelInfo, SubsetScores, TaskResult
 from sentibench.results.task_result import read_result
 

@@ -26,9 +26,9 @@ import sentibench.submission.verify as verify_module
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.provenance import git_commit
+from sentibench.embed.weights_safety import CONVERT_HINT
 from sentibench.models import get_card
-from sentibench.models.card_schema import make_card
-from sentibench.models.safety import CONVERT_HINT
+from sentibench.models.catalog.card_schema import make_card
 from sentibench.submission.reproduce import Reproduction
 from sentibench.submission.verify import (
     _stage,

@@ -1,6 +1,6 @@
 """Any mteb encoder (`mteb.get_model(...)`, a wrapper with `mteb_model_meta`) as a sentibench encoder,
 `encode(texts) -> float32 [n, d]`: used by our tasks inside mteb (`sentibench.mteb.tasks`) and by the runner
-for in-process models (`sentibench.models.inprocess`)."""
+for in-process models (`sentibench.models.catalog.inprocess`)."""
 
 from __future__ import annotations
 

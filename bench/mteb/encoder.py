@@ -35,7 +35,7 @@ def _encoder_class() -> type:
                      use_cache: bool = True, encoder: Encoder | None = None, **kwargs: Any) -> None:
             """`model_name`: a card, local folder or hub id; or any name for an in-process `encoder`."""
             from sentibench.models import card_for, load_encoder, prepare
-            from sentibench.models.cards import ModelCard
+            from sentibench.models.catalog.cards import ModelCard
             from sentibench.mteb.meta import mteb_revision
 
             if encoder is not None:
@@ -61,7 +61,7 @@ def _encoder_class() -> type:
             (`models.kinds.fit_on_train_split`)."""
             if not getattr(self.model, "learns_from_data", False) or self._fitted_on == task_name:
                 return
-            from sentibench.models.kinds import fit_on_train_split
+            from sentibench.models.catalog.kinds import fit_on_train_split
             from sentibench.tasks.registry import all_tasks
 
             task = all_tasks().get(task_name)

@@ -26,8 +26,8 @@ import re
 from typing import Any
 
 from sentibench.core.errors import BenchError
-from sentibench.models.cards import ModelCard, all_cards
-from sentibench.models.kinds import recorded_kind
+from sentibench.models.catalog.cards import ModelCard, all_cards
+from sentibench.models.catalog.kinds import recorded_kind
 from sentibench.mteb import require_mteb
 
 SAFE_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")

@@ -22,7 +22,7 @@ from tabulate import tabulate
 
 from sentibench.core.errors import BenchError
 from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
-from sentibench.models.kinds import recorded_kind
+from sentibench.models.catalog.kinds import recorded_kind
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
     GEOMETRY,

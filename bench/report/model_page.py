@@ -109,7 +109,7 @@ def base_rows_of(board: Board, model: str, base: str | None) -> list[str]:
 
 def _card(board: Board, model: str, files: SiteFiles) -> str:
     """The card as recorded in the results, with the packaged card's description, licence and citation."""
-    from sentibench.models.cards import packaged_cards
+    from sentibench.models.catalog.cards import packaged_cards
 
     info = next(iter(board.by_model[model].values())).provenance.model
     card = packaged_cards().get(info.name) if info is not None else None

@@ -340,8 +340,8 @@ def _hub_only(models_with_results: set[str]) -> list[tuple[str, str]]:
     """Packaged cards without results here whose weights only the Hugging Face Hub has (a trained card
     whose base is such a card too): they cannot run offline, so the board lists them instead of leaving
     them out silently."""
-    from sentibench.models.card_schema import recipe_kind
-    from sentibench.models.cards import packaged_cards
+    from sentibench.models.catalog.card_schema import recipe_kind
+    from sentibench.models.catalog.cards import packaged_cards
 
     cards = packaged_cards()
 

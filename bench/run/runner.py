@@ -31,10 +31,10 @@ from sentibench.models import (
     prepare,
     smoke_trained,
 )
-from sentibench.models.cards import ModelCard
-from sentibench.models.inprocess import InProcessModel, as_model
-from sentibench.models.kinds import fit_on_train_split, model_kind
-from sentibench.models.trained import training_trace
+from sentibench.models.catalog.cards import ModelCard
+from sentibench.models.catalog.inprocess import InProcessModel, as_model
+from sentibench.models.catalog.kinds import fit_on_train_split, model_kind
+from sentibench.models.catalog.trained import training_trace
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
     NOT_RESULTS,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.models import card_for
-from sentibench.models.trained import CardBase
+from sentibench.models.catalog.trained import CardBase
 from sentibench.run.sweep import run_sweep
 from sentibench.training.methods import Configuration
 

@@ -23,8 +23,8 @@ from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.evaluation.units import units_path
 from sentibench.models import card_for, load_encoder
-from sentibench.models.cards import ModelCard
-from sentibench.models.trained import DONE_FILE, current_checkpoint, train, trained_with
+from sentibench.models.catalog.cards import ModelCard
+from sentibench.models.catalog.trained import DONE_FILE, current_checkpoint, train, trained_with
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import write_result
 from sentibench.run.runner import EncoderPool, evaluate_one

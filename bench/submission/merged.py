@@ -19,9 +19,9 @@ import yaml
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.io import atomic_folder, atomic_write_text
 from sentibench.core.paths import cache_dir
-from sentibench.models.card_schema import ModelCard, validate_card
-from sentibench.models.cards import all_cards, check_card_file, load_card_yaml, user_cards_dir
-from sentibench.models.safety import check_weights_folder, confined
+from sentibench.embed.weights_safety import check_weights_folder, confined
+from sentibench.models.catalog.card_schema import ModelCard, validate_card
+from sentibench.models.catalog.cards import all_cards, check_card_file, load_card_yaml, user_cards_dir
 from sentibench.submission.submit import CARD_FILE, WEIGHT_FILES, WEIGHTS, cache_weight_roots
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
-from sentibench.models.cards import ModelCard
-from sentibench.models.loaders import card_for
+from sentibench.models.catalog.cards import ModelCard
+from sentibench.models.catalog.loaders import card_for
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import read_result
 from sentibench.tasks.registry import all_tasks

@@ -42,10 +42,10 @@ from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
+from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.evaluation.units import units_path
-from sentibench.models.cards import ModelCard, get_card, load_card_yaml
-from sentibench.models.kinds import model_kind
-from sentibench.models.safety import check_weights_folder
+from sentibench.models.catalog.cards import ModelCard, get_card, load_card_yaml
+from sentibench.models.catalog.kinds import model_kind
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import ResultStore
 from sentibench.results.task_result import recorded_weights, result_path
@@ -140,7 +140,7 @@ def _card_data(card: ModelCard, with_weights: bool) -> dict[str, Any]:
 
 
 def _copy_weights(card: ModelCard, target: Path) -> None:
-    from sentibench.models.loaders import weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
 
     source = weights_folder(card)
     check_weights_folder(source, card.name)

@@ -45,11 +45,11 @@ from sentibench.core.errors import BenchError, Rejected, printable
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
 from sentibench.core.provenance import git_commit
+from sentibench.embed.weights_safety import confined, weights_folder_problems
 from sentibench.evaluation.units import units_path
-from sentibench.models.card_schema import ModelCard, recipe_kind, validate_card
-from sentibench.models.cards import check_card_file, load_card_yaml, packaged_cards
-from sentibench.models.kinds import model_kind
-from sentibench.models.safety import confined, weights_folder_problems
+from sentibench.models.catalog.card_schema import ModelCard, recipe_kind, validate_card
+from sentibench.models.catalog.cards import check_card_file, load_card_yaml, packaged_cards
+from sentibench.models.catalog.kinds import model_kind
 from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import ResultStore
@@ -138,7 +138,7 @@ def submission_benchmark(folder: Path, manifest: dict) -> str:
 
 def unreachable(card: ModelCard) -> str | None:
     """Why this machine cannot load the card's weights (None: it can)."""
-    from sentibench.models.loaders import weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
 
     if not model_kind(card.loader).weights:
         return None

@@ -37,10 +37,16 @@ from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_text
 from sentibench.core.paths import cache_dir
 from sentibench.embed.cache import CachedEncoder
-from sentibench.models.card_schema import check_name
-from sentibench.models.cards import ModelCard, read_card, user_cards_dir
-from sentibench.models.kinds import model_kind
-from sentibench.models.loaders import card_for, load_encoder, load_trainable, sentence_transformer, weights_folder
+from sentibench.models.catalog.card_schema import check_name
+from sentibench.models.catalog.cards import ModelCard, read_card, user_cards_dir
+from sentibench.models.catalog.kinds import model_kind
+from sentibench.models.catalog.loaders import (
+    card_for,
+    load_encoder,
+    load_trainable,
+    sentence_transformer,
+    weights_folder,
+)
 from sentibench.training.checkpoint import checkpoint_kind
 from sentibench.training.methods import (
     TrainRequest,

@@ -22,7 +22,7 @@ import numpy as np
 from sentibench.core.io import atomic_write_json
 from sentibench.core.provenance import git_commit, versions
 from sentibench.data import get_dataset
-from sentibench.models.sifter.lstm_train import accuracy, build, fit, resolve_config
+from sentibench.models.methods.sifter.lstm_train import accuracy, build, fit, resolve_config
 from sentibench.training.methods import BaseModel, Services
 from sentibench.training.options import parse_option_pairs
 

@@ -13,7 +13,7 @@ def npmi(args: argparse.Namespace, services: Services) -> int:
     """`bench data npmi NAME`: the surrogate-label corpus of a tweet dataset and its NPMI matrix."""
     from tabulate import tabulate
 
-    from sentibench.models.infodcl.train import prepare, resolve_config
+    from sentibench.models.methods.infodcl.train import prepare, resolve_config
 
     corpus, matrix, where = prepare(args.name, resolve_config(args.preset, parse_option_pairs(args.option)))
     print(f"{args.name}: {corpus.stats.frequent_label} labelled tweets, {len(corpus.label_names)} labels "

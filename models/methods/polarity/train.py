@@ -52,11 +52,17 @@ from sentibench.data import get_dataset
 from sentibench.data.sources import installed_package_folder
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder, weights_digest
+from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
-from sentibench.models.polarity.examples import COLUMNS, GenerationConfig, NeighbourSearch, Thinning, example_pool
-from sentibench.models.polarity.losses import TripletDistance, loss_spec
-from sentibench.models.safety import check_weights_folder
+from sentibench.models.methods.polarity.examples import (
+    COLUMNS,
+    GenerationConfig,
+    NeighbourSearch,
+    Thinning,
+    example_pool,
+)
+from sentibench.models.methods.polarity.losses import TripletDistance, loss_spec
 from sentibench.training.loop import hf_max_steps
 from sentibench.training.options import apply_options
 

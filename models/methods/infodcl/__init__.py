@@ -18,11 +18,11 @@ def _npmi_arguments(parser: argparse.ArgumentParser) -> None:
 METHOD = register_method(Method(
     name="infodcl",
     presets=("paper", "cpu"),
-    entry_point="sentibench.models.infodcl.train:train",
+    entry_point="sentibench.models.methods.infodcl.train:train",
     description="InfoDCL: distantly supervised contrastive learning with hashtag surrogate labels (LCL-LiT + "
                 "NPMI-weighted corpus-aware contrastive loss + surrogate label prediction + MLM).",
     reference="Zhang, C., Abdul-Mageed, M. & Jawahar, G. (2023). Contrastive Learning of Sociopragmatic Meaning "
               "in Social Media. Findings of ACL. §3, B, C.1, D.3, E.4, Table 18.",
     commands=(Command(("data", "npmi"), "InfoDCL's surrogate-label corpus of a tweet dataset and its NPMI matrix",
-                      _npmi_arguments, "sentibench.models.infodcl.commands:npmi"),),
+                      _npmi_arguments, "sentibench.models.methods.infodcl.commands:npmi"),),
 ))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sentibench.core.errors import BenchError
-from sentibench.models.polarity.examples import InputType
+from sentibench.models.methods.polarity.examples import InputType
 
 TripletDistance = Literal["euclidean", "cosine"]
 

@@ -24,14 +24,14 @@ REGISTRY_KEYS = ("name", "version", "filename", "sha256", "member")
 
 def card_loaders() -> list[str]:
     """The loaders a card file may name: the installed model kinds (`models.kinds`) that allow it."""
-    from sentibench.models.kinds import MODEL_KINDS
+    from sentibench.models.catalog.kinds import MODEL_KINDS
 
     return [name for name, kind in MODEL_KINDS.items().items() if kind.in_card_files]
 
 
 def recipe_kind(loader: str) -> bool:
     """Whether cards of `loader` are trained here from their recipe (an unknown loader is not)."""
-    from sentibench.models.kinds import recorded_kind
+    from sentibench.models.catalog.kinds import recorded_kind
 
     kind = recorded_kind(loader)
     return kind is not None and kind.from_recipe

@@ -6,7 +6,7 @@ from sentibench.training.methods import Method, register_method
 METHOD = register_method(Method(
     name="senticse",
     presets=("paper", "cpu"),
-    entry_point="sentibench.models.senticse.train:train",
+    entry_point="sentibench.models.methods.senticse.train:train",
     description="SentiCSE: polarity-aware masked-word prediction (SentiWordNet) plus a quadruple supervised "
                 "contrastive loss over positive and negative sentences.",
     reference="Kim, J. et al. (2024). SentiCSE: A Sentiment-aware Contrastive Sentence Embedding Framework "

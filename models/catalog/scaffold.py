@@ -1,6 +1,6 @@
 """`bench card new NAME --from PATH_OR_HUB_ID`: a model card written from the model itself.
 
-The model is loaded once (safely: see `sentibench.models.safety`) and measured: parameter count, embedding
+The model is loaded once (safely: see `sentibench.embed.weights_safety`) and measured: parameter count, embedding
 size (one text encoded), max length and pooling as the loaded pipeline applies them (a sentence-transformers
 folder's own config where present). What only a person knows (training data, license, citation) is left
 as a `FILL IN:` blank that card validation refuses until it is replaced.
@@ -16,9 +16,9 @@ import yaml
 
 from sentibench.core.errors import BenchError
 from sentibench.embed.encoders import SentenceTransformerEncoder, TransformerEncoder
-from sentibench.models.card_schema import ModelCard, make_card
-from sentibench.models.cards import TO_FILL, all_cards
-from sentibench.models.loaders import build_encoder, local_folder_card, looks_like_path, weights_folder
+from sentibench.models.catalog.card_schema import ModelCard, make_card
+from sentibench.models.catalog.cards import TO_FILL, all_cards
+from sentibench.models.catalog.loaders import build_encoder, local_folder_card, looks_like_path, weights_folder
 
 CARD_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 
@@ -83,7 +83,7 @@ def scaffold(name: str, source: str, device: str | None = "cpu") -> str:
 
 
 def write_new_card(name: str, source: str, output: Path | None, device: str | None = "cpu") -> Path:
-    from sentibench.models.cards import user_cards_dir
+    from sentibench.models.catalog.cards import user_cards_dir
 
     target = Path(output) if output else user_cards_dir() / f"{name}.yaml"
     if target.exists():

@@ -25,7 +25,7 @@ import torch
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.data.lexicons import OPINION_SOURCE, opinion_lexicon
-from sentibench.models.sifter.lstm import LSTMEncoder, SifterLSTM
+from sentibench.models.methods.sifter.lstm import LSTMEncoder, SifterLSTM
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import BaseModel, offline_alternative
 from sentibench.training.options import apply_options

@@ -13,23 +13,23 @@ REFERENCE = ("Polarity-aware semantic retrieval with fine-tuned sentence embeddi
 
 
 def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
-    from sentibench.models.polarity.sweep import arguments  # light: no torch
+    from sentibench.models.methods.polarity.sweep import arguments  # light: no torch
 
     arguments(parser)
 
 
 register_method(Method(
-    name="polarity-st", presets=("paper", "cpu"), entry_point="sentibench.models.polarity.train:train",
+    name="polarity-st", presets=("paper", "cpu"), entry_point="sentibench.models.methods.polarity.train:train",
     reference=REFERENCE,
     commands=(Command(("sweep", "polarity-st"), "train and score the paper's loss x margin grid (Tables 5 and 6, "
                       "resumable), then render its tables and scatter", _sweep_arguments,
-                      "sentibench.models.polarity.sweep:command"),),
+                      "sentibench.models.methods.polarity.sweep:command"),),
     description="polarity-st: a sentence-transformer fine-tuned with the library's trainer on kNN-generated "
                 "examples (same/other-polarity neighbours above a similarity threshold) with a Triplet, "
                 "Contrastive, OnlineContrastive or MultipleNegativesRanking loss."))
 
 register_method(Method(
     name="setfit", presets=("paper", "cpu"),
-    entry_point="sentibench.models.polarity.setfit_baseline:train", reference=REFERENCE,
+    entry_point="sentibench.models.methods.polarity.setfit_baseline:train", reference=REFERENCE,
     description="SetFit baseline (setfit library, optional extra): CosineSimilarityLoss on sampled same/other-label "
                 "pairs, then a differentiable head trained end to end."))

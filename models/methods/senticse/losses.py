@@ -35,7 +35,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from sentibench.models.senticse.lexicon import NEGATIVE, POSITIVE
+from sentibench.models.methods.senticse.lexicon import NEGATIVE, POSITIVE
 from sentibench.training.contrastive import cosine_logits
 
 SENTENCE_TERMS = ("pos", "neg")

@@ -27,19 +27,19 @@ REFERENCE = ("Yu, C., Zhu, W., Liu, C., Zhang, X. & Zhai, Q. SIFTER: A Task-spec
              "Enhancing Sentence Embeddings.")
 
 register_method(Method(
-    name="sifter-simcse", presets=("paper", "cpu"), entry_point="sentibench.models.sifter.simcse:train",
+    name="sifter-simcse", presets=("paper", "cpu"), entry_point="sentibench.models.methods.sifter.simcse:train",
     description="SIFTER-SimCSE: positives made by appending the sentence's backbone (a dependency-parse triple) "
                 "and by deleting articles and conjunctions; three-way InfoNCE. variant=simcse: unsupervised "
                 "SimCSE.",
     reference=REFERENCE + " §3, §5.4, eq. 2.",
 ))
 register_method(Method(
-    name="sifter-lstm", presets=("paper", "cpu"), entry_point="sentibench.models.sifter.lstm_train:train",
+    name="sifter-lstm", presets=("paper", "cpu"), entry_point="sentibench.models.methods.sifter.lstm_train:train",
     description="SIFTER-LSTM: an LSTM classifier whose input gate is short-circuited to 1 for sentiment words "
                 "(Hu & Liu opinion lexicon); sentence vector = final hidden state. gate=standard: plain LSTM.",
     reference=REFERENCE + " §4, §5.4, eq. 4.",
     commands=(Command(("sifter-lstm", "classify"), "SIFTER's Table 3: SIFTER-LSTM vs the standard LSTM as "
                       "classifiers, test accuracy over seeds (resumable JSON)", _classify_arguments,
-                      "sentibench.models.sifter.classify:command"),),
+                      "sentibench.models.methods.sifter.classify:command"),),
 ))
-register_encoder_kind("sifter-lstm", "sentibench.models.sifter.lstm:load_checkpoint")
+register_encoder_kind("sifter-lstm", "sentibench.models.methods.sifter.lstm:load_checkpoint")

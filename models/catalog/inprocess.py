@@ -21,7 +21,7 @@ from typing import Any
 from sentibench.core.errors import BenchError
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import Encoder, ObjectEncoder, TransformerEncoder
-from sentibench.models.cards import ModelCard, all_cards
+from sentibench.models.catalog.cards import ModelCard, all_cards
 
 UNVERSIONED = "in-process"
 

@@ -35,8 +35,8 @@ from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.evaluation import metrics
-from sentibench.models.sifter.losses import SifterLoss
-from sentibench.models.sifter.positives import DEFAULT_DELETE, build_positives
+from sentibench.models.methods.sifter.losses import SifterLoss
+from sentibench.models.methods.sifter.positives import DEFAULT_DELETE, build_positives
 from sentibench.training.contrastive import InfoNCELoss
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import trainable_base

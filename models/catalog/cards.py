@@ -1,6 +1,6 @@
 """Model cards: one small YAML file per model, validated on load, found by name.
 
-Packaged cards live in `models/cards/`; cards written by `bench train` (or by hand) in
+Packaged cards live in `models/catalog/cards/`; cards written by `bench train` (or by hand) in
 `$SENTIBENCH_HOME/cards/` are found too. A card says what the model is, where its weights come from
 (installed package, pinned registry parts, hub id), how to pool, and what it was trained on.
 """
@@ -15,7 +15,7 @@ from typing import Any
 from sentibench.core.errors import BenchError, printable, unknown_name
 from sentibench.core.paths import cache_dir
 from sentibench.core.safe_yaml import YamlRefused, load_yaml
-from sentibench.models.card_schema import TO_FILL, ModelCard, card_problems, validate_card
+from sentibench.models.catalog.card_schema import TO_FILL, ModelCard, card_problems, validate_card
 
 __all__ = ["PACKAGED_CARDS", "TO_FILL", "ModelCard", "all_cards", "card_problems", "check_card_file",
            "get_card", "load_card_yaml", "packaged_cards", "read_card"]
@@ -35,7 +35,7 @@ def load_card_yaml(path: Path) -> Any:
 
 
 def read_card(path: Path) -> ModelCard:
-    """A card file, validated by `sentibench.models.card_schema`; anything malformed is a one-line error."""
+    """A card file, validated by `sentibench.models.catalog.card_schema`; anything malformed is a one-line error."""
     return validate_card(load_card_yaml(path), str(path))
 
 
@@ -65,7 +65,7 @@ _warned: set[str] = set()
 
 
 def packaged_cards() -> dict[str, ModelCard]:
-    """The cards that ship in `models/cards/`."""
+    """The cards that ship in `models/catalog/cards/`."""
     return dict(_packaged())
 
 

@@ -20,7 +20,7 @@ from sentibench.core.registry import Registry, load_plugins
 
 if TYPE_CHECKING:
     from sentibench.embed.encoders import Encoder
-    from sentibench.models.card_schema import ModelCard
+    from sentibench.models.catalog.card_schema import ModelCard
 
 
 @dataclass(frozen=True)
@@ -77,20 +77,20 @@ def recorded_kind(loader: Any) -> ModelKind | None:
     return MODEL_KINDS.items().get(loader) if isinstance(loader, str) else None
 
 
-CHECKPOINT = "sentibench.models.loaders:checkpoint_encoder"
+CHECKPOINT = "sentibench.models.catalog.loaders:checkpoint_encoder"
 for _kind in (
     ModelKind("sentence-transformers", "a sentence-transformers folder (package, registry files or hub id)",
               CHECKPOINT, mteb_framework=("Sentence Transformers", "PyTorch")),
     ModelKind("transformers", "a transformers checkpoint with the card's pooling", CHECKPOINT, card_pooling=True),
     ModelKind("onnx-bert", "a BERT ONNX graph converted to a transformers checkpoint once", CHECKPOINT,
-              weights_folder="sentibench.models.loaders:converted_onnx_folder"),
+              weights_folder="sentibench.models.catalog.loaders:converted_onnx_folder"),
     ModelKind("trained", "a checkpoint trained here from the card's recipe (on first use)", CHECKPOINT,
               from_recipe=True),
     ModelKind("bow", "bag-of-words (TF-IDF + SVD) fit on each task's train split",
-              "sentibench.models.baselines:bow_encoder",
+              "sentibench.models.catalog.baselines:bow_encoder",
               weights=False, transformer=False, fits_on_train=True, baseline=True, mteb_framework=("NumPy",)),
     ModelKind("random", "Gaussian vectors seeded by the text (chance level)",
-              "sentibench.models.baselines:random_encoder",
+              "sentibench.models.catalog.baselines:random_encoder",
               weights=False, transformer=False, baseline=True, mteb_framework=("NumPy",)),
     ModelKind("in-process", "an object the user holds, passed to `runner.run` (never in a card file)", "",
               transformer=False, in_card_files=False),

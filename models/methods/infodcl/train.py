@@ -48,10 +48,10 @@ import torch.nn.functional as F
 from sentibench.core.errors import BenchError
 from sentibench.data import dataset_names, get_dataset, get_spec
 from sentibench.embed.encoders import TransformerEncoder
-from sentibench.models.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
-from sentibench.models.infodcl.losses import DistantContrastiveLoss, InfoDCLLoss
-from sentibench.models.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi
-from sentibench.models.infodcl.pairs import epoch_pairs
+from sentibench.models.methods.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
+from sentibench.models.methods.infodcl.losses import DistantContrastiveLoss, InfoDCLLoss
+from sentibench.models.methods.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi
+from sentibench.models.methods.infodcl.pairs import epoch_pairs
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import offline_alternative, trainable_base
 from sentibench.training.mlm_head import MaskedLMHead, build_head

@@ -49,9 +49,9 @@ from sentibench.data import get_dataset
 from sentibench.data.lexicons import SENTIWORDNET_SOURCE
 from sentibench.embed.encoders import TransformerEncoder
 from sentibench.evaluation.sgts import sgts_on_split
-from sentibench.models.senticse.lexicon import VocabularyTables, sentiwordnet, vocabulary_tables
-from sentibench.models.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
-from sentibench.models.senticse.quadruples import quadruples
+from sentibench.models.methods.senticse.lexicon import VocabularyTables, sentiwordnet, vocabulary_tables
+from sentibench.models.methods.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
+from sentibench.models.methods.senticse.quadruples import quadruples
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import trainable_base
 from sentibench.training.mlm_head import MaskedLMHead, build_head
@@ -65,7 +65,7 @@ ABLATIONS = ("pos-only", "neg-only", "no-word")
 class Config:
     """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`). The field
     defaults below are the earlier behaviour (the printed equations); both presets set the authors' choices.
-    Keep them: `models/trained.py` reads a checkpoint report that predates a field as that field's default."""
+    Keep them: `models/catalog/trained.py` reads a checkpoint report that predates a field as that field's default."""
 
     max_length: int
     batch_size: int          # quadruples per step (4x sentences)

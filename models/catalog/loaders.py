@@ -29,10 +29,10 @@ from sentibench.embed.encoders import (
     transformer_settings,
     weights_digest,
 )
-from sentibench.models.card_schema import make_card
-from sentibench.models.cards import ModelCard, get_card
-from sentibench.models.kinds import model_kind
-from sentibench.models.safety import check_weights_folder
+from sentibench.embed.weights_safety import check_weights_folder
+from sentibench.models.catalog.card_schema import make_card
+from sentibench.models.catalog.cards import ModelCard, get_card
+from sentibench.models.catalog.kinds import model_kind
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
 from sentibench.training.methods import offline_alternative
 
@@ -165,13 +165,13 @@ def _offline_hint(card: ModelCard) -> str:
 
 def weights_folder(card: ModelCard) -> Path:
     """The local folder holding a neural card's weights, fetched or built on first use. A trained card
-    must already have its checkpoint (`sentibench.models.trained.ready` trains it first)."""
+    must already have its checkpoint (`sentibench.models.catalog.trained.ready` trains it first)."""
     if card.checkpoint:
         return Path(card.checkpoint)
     kind = model_kind(card.loader)
     if kind.from_recipe:
-        raise BenchError(f"model '{card.name}' is not trained yet; call `sentibench.models.trained.ready(card)` "
-                         f"or run `bench run -m {card.name}` (which trains it on first use)")
+        raise BenchError(f"model '{card.name}' is not trained yet; call `sentibench.models.prepare(card)` or run "
+                         f"`bench run -m {card.name}` (which trains it on first use)")
     if kind.weights_folder:
         from sentibench.training.methods import load_entry_point
 
@@ -188,7 +188,7 @@ def weights_folder(card: ModelCard) -> Path:
 def transformer_plan(card: ModelCard) -> tuple[Path, TransformerSettings] | None:
     """The transformers folder and settings of a card whose encoder is a `TransformerEncoder`, read from
     config files only (no model load); None for module checkpoints and other sentence-transformers
-    pipelines. A folder that is no model, or must not be loaded (models/safety.py), is a one-line error."""
+    pipelines. A folder that is no model, or must not be loaded (bench/embed/weights_safety.py), is a one-line error."""
     folder = weights_folder(card)
     kind = checkpoint_kind(folder)
     if kind is None:

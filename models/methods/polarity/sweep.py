@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sentibench.core.errors import BenchError
 from sentibench.core.seeds import parse_seed
-from sentibench.models.polarity.losses import LOSSES, loss_spec
+from sentibench.models.methods.polarity.losses import LOSSES, loss_spec
 from sentibench.training.methods import SWEEP_RECORD, Configuration, Services, check_preset, get_method, recipe_hash
 from sentibench.training.options import apply_options, parse_option_pairs
 
@@ -146,8 +146,8 @@ def _bases(text: str, services: Services) -> list[str]:
 def _check_options(points: list[GridPoint]) -> None:
     """Every trained point's preset and options resolved now, so a bad --option or --preset is one line before
     anything is trained or evaluated (the reference point included)."""
-    from sentibench.models.polarity import setfit_baseline
-    from sentibench.models.polarity.train import resolve_config
+    from sentibench.models.methods.polarity import setfit_baseline
+    from sentibench.models.methods.polarity.train import resolve_config
 
     for point in points:
         if point.method == "polarity-st":
@@ -159,7 +159,7 @@ def _check_options(points: list[GridPoint]) -> None:
 
 def command(args: argparse.Namespace, services: Services) -> int:
     """`bench sweep polarity-st`: the grid through the engine's sweep, then Tables 5/6 and the scatter."""
-    from sentibench.models.polarity.report import render
+    from sentibench.models.methods.polarity.report import render
 
     points = grid(_bases(args.base, services), _names(args.data), _names(args.losses), parse_margins(args.margins),
                   preset=args.preset, seed=args.seed, options=parse_option_pairs(args.option))
