@@ -321,3 +321,13 @@ def test_the_paper_preset_trains_on_a_gpu(tiny_bert, lexicon, monkeypatch, senti
     assert report["resolved_config"]["batch_size"] == 64 and report["resolved_config"]["pooling"] == "cls"
     vectors = TransformerEncoder.from_pretrained(tmp_path / "ck", device="cuda").encode(TEXTS[:4])
     assert vectors.shape == (4, 16) and torch.isfinite(torch.from_numpy(vectors)).all()
+
+
+def test_gradient_clipping_is_an_option_off_in_both_presets():
+    """Both presets train without clipping (their cards' protocol); `max_grad_norm=1.0` is the authors'
+    Trainer's clipping, handed to the shared loop; a norm that is not above 0 is refused."""
+    assert resolve_config("cpu", {}).loop().max_grad_norm is None
+    assert resolve_config("paper", {}).loop().max_grad_norm is None
+    assert resolve_config("cpu", {"max_grad_norm": "1.0"}).loop().max_grad_norm == 1.0
+    with pytest.raises(BenchError, match="max_grad_norm='0' must be above 0"):
+        resolve_config("cpu", {"max_grad_norm": "0"})

@@ -23,7 +23,7 @@ from sentibench.core.errors import BenchError
 Preset = TypeVar("Preset")
 POSITIVE = frozenset({"batch_size", "max_length", "epochs", "max_steps", "steps", "hidden_size", "k", "pool_size",
                       "samples_per_epoch", "sentences"})
-POSITIVE_FLOAT = frozenset({"lr", "temperature"})
+POSITIVE_FLOAT = frozenset({"lr", "temperature", "max_grad_norm"})
 UNIT_INTERVAL = frozenset({"dropout", "example_dropout", "slp_dropout", "mask_ratio", "mlm_probability",
                            "validation_fraction", "warmup_ratio"})
 _TRUE = {"true", "1", "yes", "on"}

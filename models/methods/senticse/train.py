@@ -9,8 +9,9 @@ runs only at the masked positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, line
 warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's, runs on).
 
 The loop (optimiser, schedule, validation, best-state restore, progress, report) is the shared training core
-(`sentibench.training.loop`); SentiCSE sets: no weight decay, no gradient clipping, no warm-up, the plain
-(not fused) AdamW kernel, and a validation of the untouched base at step 0 (the base can win).
+(`sentibench.training.loop`); SentiCSE sets: no weight decay, no gradient clipping (both presets; the authors'
+Trainer clips at 1.0, `--option max_grad_norm=1.0`), no warm-up, the plain (not fused) AdamW kernel, and a
+validation of the untouched base at step 0 (the base can win).
 
 Checkpoint selection (§4.3: every 500 steps on SgTS of the training dataset's validation split): SgTS
 pairs are built from the VALIDATION split only (`sentibench.evaluation.sgts.build_pairs`), never the test pairs
@@ -86,11 +87,12 @@ class Config:
     word_delta: Literal["any-change", "polar-flip"] = "any-change"
     masked_sentences: Literal["anchors", "all"] = "anchors"  # which sentences of a quadruple carry L_w
     negative_anchor: Literal["n", "n-plus"] = "n"  # L_neg's anchor: eq. 6's n_i, or n_i+ (see `losses`)
+    max_grad_norm: float | None = None  # None: no clipping (both presets); 1.0: the authors' Trainer's default
 
     def loop(self) -> LoopConfig:
-        return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0, max_grad_norm=None,
-                          eval_every=self.eval_every, validate_at_start=True, log_every=self.log_every,
-                          fused_optimizer=False)
+        return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0,
+                          max_grad_norm=self.max_grad_norm, eval_every=self.eval_every, validate_at_start=True,
+                          log_every=self.log_every, fused_optimizer=False)
 
 
 PRESETS: dict[str, Config] = {
