@@ -101,7 +101,8 @@ def test_cpu_preset_takes_the_authors_choices_and_departs_from_paper_only_for_th
                    "lambda_w": 0.15, "alpha": 1.0, "mask_ratio": 0.1, "eval_every": 25,
                    "word_reduction": "mean-kept", "sentence_terms": ("pos", "neg"), "log_every": 25,
                    "negative_weighting": "add-to-logits", "positive_log_weight": 0.0, "in_batch_log_weight": 0.5,
-                   "word_delta": "polar-flip", "masked_sentences": "all", "negative_anchor": "n-plus"}
+                   "word_delta": "polar-flip", "masked_sentences": "all", "negative_anchor": "n-plus",
+                   "max_grad_norm": None}
     paper = dataclasses.asdict(PRESETS["paper"])
     assert {k for k in cpu if cpu[k] != paper[k]} == {"max_length", "batch_size", "lr", "steps", "pooling",
                                                      "eval_every"}
