@@ -289,15 +289,6 @@ class Board:
     stamp: str = ""                                 # what built the board: version, commit, date
 
 
-def results_roots(root: Path | str | Sequence[Path | str]) -> list[Path]:
-    """One results folder or several, as `Path`s in the order given, each once."""
-    roots = [Path(root)] if isinstance(root, (str, Path)) else [Path(r) for r in root]
-    unique: dict[Path, Path] = {}
-    for folder in roots:
-        unique.setdefault(folder.resolve(), folder)
-    return list(unique.values())
-
-
 def _labels_across(roots: list[Path], per_root: list[list[TaskResult]]) -> tuple[dict[Path, str], dict[str, Path]]:
     """Row labels over several folders: each folder's own labels (`_model_labels`); a label an earlier folder
     already has gets the folder's name in brackets, `all-minilm-l6-v2 [mine]`, so a model run again into
@@ -350,7 +341,7 @@ def build(root: Path | Sequence[Path], benchmark: str | None = None, include_in_
     from sentibench.tasks.benchmarks import get_benchmark
 
     chosen = get_benchmark(benchmark)
-    store = ResultStore.load(results_roots(root))
+    store = ResultStore.load(root)
     roots = list(store.roots)
     per_root, stale = [], []
     for folder in roots:

@@ -83,7 +83,7 @@ for _kind in (
               CHECKPOINT, mteb_framework=("Sentence Transformers", "PyTorch")),
     ModelKind("transformers", "a transformers checkpoint with the card's pooling", CHECKPOINT, card_pooling=True),
     ModelKind("onnx-bert", "a BERT ONNX graph converted to a transformers checkpoint once", CHECKPOINT,
-              weights_folder="sentibench.models.catalog.loaders:converted_onnx_folder"),
+              card_pooling=True, weights_folder="sentibench.models.catalog.loaders:converted_onnx_folder"),
     ModelKind("trained", "a checkpoint trained here from the card's recipe (on first use)", CHECKPOINT,
               from_recipe=True),
     ModelKind("bow", "bag-of-words (TF-IDF + SVD) fit on each task's train split",
