@@ -89,6 +89,8 @@ class FewShotProtocol:
     reference: str
     version: int = 1                # the fine-tuned tasks' protocol version (the frozen twins': FROZEN_VERSION)
     draws_of: str | None = None     # a head variant: the protocol whose draws and frozen twin it shares
+    first_seed: int | None = None   # seeds first_seed, first_seed + 1, ...; None: from the run's seed
+    test_size: int | None = None    # test: a fixed seeded sample of this many texts; None: the whole split
 
 
 SENTICSE = FewShotProtocol(
@@ -115,6 +117,47 @@ def with_pooled_linear_head(protocol: FewShotProtocol) -> FewShotProtocol:
 
 
 POOLED_LINEAR_PROTOCOLS = tuple(with_pooled_linear_head(p) for p in (SENTICSE, INFODCL))
+CURRENT_VERSION = 3
+
+
+def as_version_3(protocol: FewShotProtocol) -> FewShotProtocol:
+    """`protocol` at task version 3 (task names `fewshot-<protocol>-v3-...`): the `pooled-sequence-classification`
+    head on the model's own sentence vector (the one the frozen twin reads) and the state with the lowest
+    validation loss kept (the SentiCSE authors' `Trainer` without `metric_for_best_model`); same draws, seeds,
+    hyper-parameters and frozen twin as version 2."""
+    return dataclasses.replace(protocol, name=f"{protocol.name}-v3", draws_of=protocol.name, version=CURRENT_VERSION,
+                               config=dataclasses.replace(protocol.config, head="pooled-sequence-classification",
+                                                          select_by="loss"))
+
+
+def selecting_by_metric(protocol: FewShotProtocol) -> FewShotProtocol:
+    """Version 3 keeping the state with the highest validation metric (versions 1-2's rule) instead of the lowest
+    loss: task names `fewshot-<protocol>-v3-by-<metric>-...`, an option of version 3."""
+    return dataclasses.replace(protocol, name=f"{protocol.name}-by-{protocol.config.metric}",
+                               config=dataclasses.replace(protocol.config, select_by="metric"))
+
+
+def with_first_token_head(protocol: FewShotProtocol) -> FewShotProtocol:
+    """Version 3 with the backbone's own sequence-classification head on the first token (version 2's head), so
+    with the loss selection it is the SentiCSE authors' model and rule: task names
+    `fewshot-<protocol>-v3-first-token-...`, an option of version 3."""
+    return dataclasses.replace(protocol, name=f"{protocol.name}-first-token",
+                               config=dataclasses.replace(protocol.config, head="sequence-classification"))
+
+
+def with_script_settings(protocol: FewShotProtocol) -> FewShotProtocol:
+    """The SentiCSE authors' `few_shot_experiment.py` where it differs from their paper's text (§4.4): seeds 1..5
+    instead of 10, a fixed sample of 500 test texts instead of the whole split, truncation at 128 tokens instead of
+    the card's max length. Not registered (a Python-API variant, docs/fewshot.md); its draws are this harness's
+    (K per class), where the script draws K x classes stratified and validates on the rest shuffled with seed 0."""
+    return dataclasses.replace(protocol, name=f"{protocol.name}-script", seeds=5, first_seed=1, test_size=500,
+                               draws_of=protocol.draws_of or protocol.name,
+                               config=dataclasses.replace(protocol.config, max_length=128))
+
+
+VERSION_3_PROTOCOLS = tuple(as_version_3(p) for p in (SENTICSE, INFODCL))
+VERSION_3_OPTIONS = tuple(option(p) for p in VERSION_3_PROTOCOLS for option in (selecting_by_metric,
+                                                                                 with_first_token_head))
 
 
 def sample_per_class(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -202,14 +245,17 @@ def fine_tune_seed(seed_run: SeedRun, weights: PretrainedWeights, test_texts: li
     """Fine-tune the pretrained weights (restored in place) on one seed's draw; predict test."""
     from sentibench.training.finetune import fine_tune
 
-    encoder = weights.fresh()
+    encoder = weights.fresh(config.max_length)
     validation = weights.eval_set(seed_run.validation_texts, config.eval_batch_size)
     model, run = fine_tune(encoder, seed_run.train_texts, seed_run.train_labels, validation,
                            seed_run.validation_labels, num_labels, config, seed_run.seed)
+    loss, value = run.at_best()
     return {"predicted": weights.eval_set(test_texts, config.eval_batch_size).predict(model),
-            "validation_score": run.best_score, "best_step": run.best_step, "steps": run.steps,
+            "validation_score": value, "best_step": run.best_step, "steps": run.steps,
             "epochs": run.epochs, "stopped_early": run.stopped_early,
-            "validation_history": [[s, round(v, 6)] for s, v in run.history]}
+            "validation_history": [[s, round(v, 6)] for s, _, v in run.validation],
+            "validation_loss": round(loss, 6),
+            "validation_loss_history": [[s, round(v, 6)] for s, v, _ in run.validation]}
 
 
 class FewShotTask(Task):
@@ -220,10 +266,15 @@ class FewShotTask(Task):
         self.protocol, self.size, self.frozen, self.test_cap = protocol, size, frozen, test_cap
         letter = "k" if protocol.per_class else "n"
         shots = f"K={size} per class" if protocol.per_class else f"N={size}"
+        heads = {"sequence-classification": "the backbone's sequence-classification head on the first token",
+                 "pooled-linear": "a linear head on the pooled output",
+                 "pooled-sequence-classification": "a sequence-classification head on the model's own sentence "
+                                                   "vector"}
+        kept = ("lowest validation loss" if protocol.config.select_by == "loss"
+                else f"highest validation {protocol.config.metric}")
         how = ("logistic regression on frozen embeddings (C from the validation draw)" if frozen
-               else "full fine-tuning with the backbone's sequence-classification head on the first token"
-               if protocol.config.head == "sequence-classification"
-               else "full fine-tuning with a linear head on the pooled output")
+               else f"full fine-tuning with {heads[protocol.config.head]}" + (
+                   f", state of {kept} kept" if protocol.version >= CURRENT_VERSION else ""))
         self.metadata = TaskMetadata(
             name=f"fewshot-{'frozen-' if frozen else ''}{protocol.name}-{letter}{size}-{dataset}",
             type="FewShot", dataset=dataset, eval_splits=("test",),
@@ -247,7 +298,7 @@ class FewShotTask(Task):
         """Texts and labels of train, the validation pool and test (capped as recorded in `info`)."""
         prepared = get_dataset(self.metadata.dataset)
         train, test = prepared.split("train"), prepared.split("test")
-        cap = min(c for c in (self.test_cap, limit, 10**12) if c is not None)
+        cap = min(c for c in (self.test_cap, self.protocol.test_size, limit, 10**12) if c is not None)
         keep = capped_indices(len(test), cap, TEST_SUBSET_SEED)
         test_texts, test_labels = _texts_and_labels(test)
         info = {"test_size": len(keep), "test_full_size": len(test),
@@ -265,7 +316,8 @@ class FewShotTask(Task):
     def draws(self, data: Data, context: EvalContext) -> list[Draw]:
         """Every seed's training and validation examples; the frozen twin gets exactly the same."""
         out = []
-        for seed in range(context.seed, context.seed + self.protocol.seeds):
+        first = context.seed if self.protocol.first_seed is None else self.protocol.first_seed
+        for seed in range(first, first + self.protocol.seeds):
             sample = sample_per_class if self.protocol.per_class else sample_stratified
             train = sample(data.train_labels, self.size, seed)
             wanted = min(c for c in (self.protocol.validation_size, context.limit, 10**12) if c is not None)
@@ -365,7 +417,7 @@ class FewShotTask(Task):
         else:
             details["fine_tune"] = {k: getattr(config, k) for k in (
                 "learning_rate", "batch_size", "weight_decay", "max_epochs", "patience", "eval_steps", "metric",
-                "max_grad_norm", "head")}
+                "max_grad_norm", "head", "select_by", "max_length")}
         return Evaluation({"test": scores}, details)
 
 
@@ -377,6 +429,8 @@ class FewShotTask(Task):
 # name; `fewshot-full` holds all the fine-tuning tasks (for a GPU), `fewshot-frozen` all the frozen twins.
 CPU_DEFAULT_DATASETS = ("mr", "vader-amazon", "vader-tweets")
 POOLED_LINEAR_GROUP = "fewshot-pooled"  # the version-1 head (docs/fewshot.md): not in `fewshot-full`
+VERSION_3_GROUP = "fewshot-v3"  # version 3 (docs/fewshot.md); the default group moves when its results are made
+VERSION_3_OPTIONS_GROUP = "fewshot-v3-options"  # version 3 by accuracy / with the first-token head
 
 
 def _in_default_group(protocol: FewShotProtocol, size: int, spec: DatasetSpec, frozen: bool) -> bool:
@@ -404,12 +458,13 @@ def fewshot_family(spec: DatasetSpec) -> list[FewShotTask] | None:
                 note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + where
                 tasks.append(FewShotTask(protocol, size, spec.name, frozen=frozen, test_cap=cap, note=note,
                                          groups=("fewshot", own) if default else (own,)))
-    for protocol in POOLED_LINEAR_PROTOCOLS:
-        for size in protocol.sizes:
-            note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + (
-                f"In the group '{POOLED_LINEAR_GROUP}' only; frozen twin: the {protocol.draws_of} one.")
-            tasks.append(FewShotTask(protocol, size, spec.name, test_cap=cap, note=note,
-                                     groups=(POOLED_LINEAR_GROUP,)))
+    for protocols, group in ((POOLED_LINEAR_PROTOCOLS, POOLED_LINEAR_GROUP), (VERSION_3_PROTOCOLS, VERSION_3_GROUP),
+                             (VERSION_3_OPTIONS, VERSION_3_OPTIONS_GROUP)):
+        for protocol in protocols:
+            for size in protocol.sizes:
+                note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + (
+                    f"In the group '{group}' only; frozen twin: the {protocol.draws_of} one.")
+                tasks.append(FewShotTask(protocol, size, spec.name, test_cap=cap, note=note, groups=(group,)))
     return tasks
 
 

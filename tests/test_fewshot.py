@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -502,3 +503,152 @@ def test_weights_loaded_once_per_task_give_the_seeds_of_a_fresh_load_each(toy_da
     shipped.fresh()
     # a remote worker loads its own copy
     assert pickle.loads(pickle.dumps(shipped))._encoder is None  # safe: bytes this test pickled itself
+
+
+# --- version 3: the pooled sequence-classification head, selection by validation loss, the options ---------
+
+def test_registered_version_3_head_reads_exactly_the_frozen_twins_vector():
+    """The default head of version 3 is fed the vector `encode` returns (the frozen twin's features): the card's
+    pooling and L2 normalisation; its logits are dense + tanh + projection of that vector, by hand."""
+    from sentibench.tasks.registry import all_tasks
+    from sentibench.training.finetune import build_classifier
+
+    task = all_tasks()["fewshot-senticse-v3-k1-mr"]
+    encoder = tiny_bert()
+    encoder.normalize = True
+    model = build_classifier(encoder, 2, task.protocol.config.head).eval()
+    seen = []
+    model.head.register_forward_hook(lambda _module, args, _out: seen.append(args[0].detach()))
+    texts = ["a good film", "bad", "the worst film of the year"]
+    with torch.no_grad():
+        logits = model(encoder.tokenize(texts))
+    frozen = torch.as_tensor(encoder.encode(texts))
+    assert torch.allclose(seen[0], frozen, atol=1e-6)
+    assert torch.allclose(seen[0].norm(dim=-1), torch.ones(3), atol=1e-6)  # normalised, as the card says
+    head = model.head
+    assert not head.bert_like and head.dense is not encoder.model.pooler.dense  # fresh, not the CLS pooler
+    expected = torch.tanh(frozen @ head.dense.weight.T + head.dense.bias) @ head.out_proj.weight.T + head.out_proj.bias
+    assert torch.allclose(logits, expected, atol=1e-6)
+
+
+class ScriptedValidation:
+    """A validation set whose logits are given in advance, one array per validation (a fake `EvalSet`)."""
+
+    def __init__(self, logits: list[list[list[float]]]) -> None:
+        self.queue = [torch.tensor(x) for x in logits]
+
+    def logits(self, _model) -> torch.Tensor:
+        return self.queue.pop(0)
+
+
+# Gold labels 0, 1, 0, 1. By hand: CONFIDENT is right on 3 of 4 but 20 logits wrong on the last (accuracy 0.75,
+# loss (3 ln(1 + e^-5) + ln(1 + e^20)) / 4 ~ 5.0); MILD predicts 0 everywhere (accuracy 0.5, loss
+# (ln(1 + e^-0.1) + ln(1 + e^0.1)) / 2 ~ 0.694); WRONG predicts 1 everywhere (accuracy 0.5, loss
+# (ln(1 + e^-1) + ln(1 + e^1)) / 2 ~ 0.813).
+CONFIDENT = [[5.0, 0.0], [0.0, 5.0], [5.0, 0.0], [20.0, 0.0]]
+MILD = [[0.1, 0.0]] * 4
+WRONG = [[0.0, 1.0]] * 4
+
+
+@pytest.mark.parametrize(("select_by", "best_step", "stopped_at", "best_loss", "best_accuracy"), [
+    ("loss", 2, 4, (math.log1p(math.exp(-0.1)) + math.log1p(math.exp(0.1))) / 2, 0.5),
+    ("metric", 1, 3, (3 * math.log1p(math.exp(-5)) + math.log1p(math.exp(20))) / 4, 0.75)])
+def test_selection_keeps_the_lowest_validation_loss_or_the_highest_metric(select_by, best_step, stopped_at,
+                                                                         best_loss, best_accuracy):
+    """One step per epoch, a validation after each, patience 2: by loss, MILD (step 2) beats CONFIDENT and two
+    worse validations stop at step 4; by accuracy, CONFIDENT (step 1) is kept and the two ties stop at step 3."""
+    config = dataclasses.replace(TOY_CONFIG, eval_steps=1, max_epochs=5, patience=2, select_by=select_by)
+    validation = ScriptedValidation([CONFIDENT, MILD, WRONG, WRONG, MILD])
+    _, run = fine_tune(tiny_bert(), ["good", "bad"], [1, 0], validation, [0, 1, 0, 1], 2, config, seed=0)
+    assert (run.best_step, run.steps, run.stopped_early) == (best_step, stopped_at, True)
+    loss, accuracy = run.at_best()
+    assert loss == pytest.approx(best_loss, rel=1e-6) and accuracy == best_accuracy
+    assert [step for step, _, _ in run.validation] == list(range(1, stopped_at + 1))
+
+
+def test_version_3_tasks_share_version_2s_draws_and_twin_and_version_2_is_unchanged():
+    """Version 2 keeps the paper's settings by name (SentiCSE Table 12, InfoDCL D.3: typed here from the papers),
+    the first-token head and the metric rule; version 3 changes only the head and the rule, under new names."""
+    from sentibench.tasks.fewshot import VERSION_3_GROUP, VERSION_3_OPTIONS_GROUP
+    from sentibench.tasks.registry import all_tasks, groups
+
+    tasks, by_group = all_tasks(), groups()
+    paper = {"senticse": (1e-5, 16, 0.01, 100, 5, 20, "accuracy", 10, 2),
+             "infodcl": (1e-5, 32, 0.0, 20, 5, None, "f1", 5, 2)}
+    for name, protocol in (("fewshot-senticse-k1-mr", "senticse"), ("fewshot-infodcl-n20-vader-tweets", "infodcl")):
+        v2, v3 = tasks[name], tasks[name.replace(f"-{protocol}-", f"-{protocol}-v3-")]
+        c = v2.protocol.config
+        assert (c.learning_rate, c.batch_size, c.weight_decay, c.max_epochs, c.patience, c.eval_steps, c.metric,
+                v2.protocol.seeds, v2.metadata.version) == paper[protocol]
+        assert (c.head, c.select_by, c.max_length, c.max_grad_norm) == ("sequence-classification", "metric", None, 1.0)
+        assert (v2.protocol.first_seed, v2.protocol.test_size) == (None, None)
+        assert v2.metadata.groups[-1] == "fewshot-full" and VERSION_3_GROUP not in v2.metadata.groups
+        assert (v3.metadata.version, v3.metadata.groups, v3.frozen_name) == (3, (VERSION_3_GROUP,), v2.frozen_name)
+        assert v3.protocol.config == dataclasses.replace(c, head="pooled-sequence-classification", select_by="loss")
+        assert dataclasses.replace(v3.protocol, name=v2.protocol.name, config=c, version=2, draws_of=None) == \
+            v2.protocol
+        context = EvalContext()
+        data = v2.data(10)
+        assert all(np.array_equal(a.train, b.train) and np.array_equal(a.validation, b.validation)
+                   for a, b in zip(v2.draws(data, context), v3.draws(data, context)))
+    options = set(by_group[VERSION_3_OPTIONS_GROUP])
+    assert {"fewshot-senticse-v3-by-accuracy-k5-vader-tweets", "fewshot-senticse-v3-first-token-k1-mr",
+            "fewshot-infodcl-v3-by-f1-n20-vader-tweets"} <= options
+    by_accuracy = tasks["fewshot-senticse-v3-by-accuracy-k1-mr"]
+    assert (by_accuracy.protocol.config.select_by, by_accuracy.protocol.config.head) == (
+        "metric", "pooled-sequence-classification")
+    first_token = tasks["fewshot-senticse-v3-first-token-k1-mr"]
+    assert (first_token.protocol.config.select_by, first_token.protocol.config.head) == (
+        "loss", "sequence-classification")
+    assert by_accuracy.frozen_name == first_token.frozen_name == "fewshot-frozen-senticse-k1-mr"
+    assert not set(by_group["fewshot"]) & (options | set(by_group[VERSION_3_GROUP]))
+    with pytest.raises(BenchError, match="unknown selection 'accuracy'"):
+        dataclasses.replace(TOY_CONFIG, select_by="accuracy")
+
+
+def test_script_settings_run_seeds_1_to_5_on_a_test_sample_truncated_at_the_scripts_length(toy_dataset, monkeypatch):
+    """The authors' script (`few_shot_experiment.py`): seeds 1..5, `test.shuffle(seed=0).select(range(500))`,
+    `max_length=128`; here on the toy set with the sample and length cut to fit it (6 texts, 4 tokens)."""
+    from sentibench.tasks.fewshot import as_version_3, with_script_settings
+
+    script = with_script_settings(as_version_3(TOY_PROTOCOL))
+    assert (script.seeds, script.first_seed, script.test_size, script.config.max_length) == (5, 1, 500, 128)
+    small = dataclasses.replace(script, seeds=2, test_size=6, config=dataclasses.replace(script.config, max_length=4))
+    task = FewShotTask(small, 4, toy_dataset)
+    import sentibench.training.finetune as finetune
+
+    lengths, original = [], finetune.train_loop
+
+    def spy(module, *args, **kwargs):
+        lengths.append(module.encoder.max_length)
+        return original(module, *args, **kwargs)
+
+    monkeypatch.setattr(finetune, "train_loop", spy)
+    evaluation = task.run(None, _context(seed=7))  # the run's seed does not move the script's seeds
+    details = evaluation.details
+    assert details["seeds"] == [1, 2] and details["test_size"] == 6 and details["test_subset"]["size"] == 6
+    assert lengths == [4, 4] and details["fine_tune"]["max_length"] == 4 and details["fine_tune"]["select_by"] == "loss"
+    assert all(len(s["validation_loss_history"]) == len(s["validation_history"]) for s in details["per_seed"])
+
+
+def test_pretrained_weights_truncate_as_asked_and_go_back_to_the_cards_length():
+    from sentibench.training.finetune import PretrainedWeights
+
+    weights = PretrainedWeights(tiny_bert)
+    assert weights.fresh(5).max_length == 5
+    short = weights.eval_set(["one two three four five six seven"], 8)
+    assert weights.fresh().max_length == 32  # tiny_bert's card length
+    full = weights.eval_set(["one two three four five six seven"], 8)
+    assert short is not full and short.batches[0][1]["input_ids"].shape[1] == 5
+
+
+def test_tiny_bert_learns_the_toy_set_with_version_3(toy_dataset):
+    from sentibench.tasks.fewshot import as_version_3
+
+    task = FewShotTask(as_version_3(TOY_PROTOCOL), 4, toy_dataset)
+    assert task.name == "fewshot-toy-v3-k4-fewshot-toy" and task.frozen_name == "fewshot-frozen-toy-k4-fewshot-toy"
+    evaluation = task.run(None, _context())
+    assert evaluation.scores["test"]["accuracy"] >= 0.9
+    for seed in evaluation.details["per_seed"]:
+        losses = dict(seed["validation_loss_history"])
+        assert seed["validation_loss"] == min(losses.values()) == losses[seed["best_step"]]
