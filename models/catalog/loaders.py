@@ -121,7 +121,7 @@ def converted_onnx_folder(card: ModelCard) -> Path:
             raise BenchError(f"model card '{card.name}': an onnx-bert card needs `tokenizer`, the card whose "
                              "folder holds its vocabulary")
         vocab = weights_folder(get_card(card.tokenizer))
-        from sentibench.models import onnx_convert
+        from sentibench.models.catalog import onnx_convert
 
         with atomic_folder(target, replace=True) as tmp:
             onnx_convert.convert(onnx_file, vocab, tmp, max_length=card.max_length or 128)
