@@ -20,7 +20,7 @@ from sentibench.models.methods.senticse.lexicon import (
     vocabulary_tables,
 )
 from sentibench.models.methods.senticse.quadruples import quadruples
-from sentibench.models.methods.senticse.train import mask_candidates
+from sentibench.models.methods.senticse.train import mask_candidates, mask_per_token
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -124,6 +124,35 @@ def test_masking_takes_ten_percent_of_the_batch_candidates(tmp_path, lexicon):
     assert tables.candidates(features["input_ids"], features["attention_mask"])[chosen].all()
     one = tokenizer(["good movie"], return_tensors="pt")  # 1 candidate: still one mask
     assert int(mask_candidates(one["input_ids"], one["attention_mask"], tables, 0.1, 4, generator)[1].sum()) == 1
+
+
+def test_authors_masking_chooses_each_candidate_with_the_ratio_once_per_sentence_and_keeps_a_fifth(tmp_path, lexicon):
+    """The authors' `mask_tokens_map`: Bernoulli(ratio) per candidate, then Bernoulli(0.8) for the mask token,
+    else the token is kept. 400 sentences x 5 candidates: chosen ~ Binomial(2000, 0.1) (200 +- 13.4), mask share
+    of the chosen ~ 0.8 (+- 0.03); bounds at about 4.5 standard deviations."""
+    tokenizer = wordpiece_tokenizer(tmp_path)
+    tables = vocabulary_tables(tokenizer, lexicon)
+    texts = [f"good terrible love mess good {i}" for i in range(400)]
+    features = tokenizer(texts, padding=True, return_tensors="pt")
+    ids, mask = features["input_ids"], features["attention_mask"]
+    candidates = tables.candidates(ids, mask)
+    assert int(candidates.sum()) == 2000
+    masked, chosen = mask_per_token(ids, mask, tables, 0.1, tokenizer.mask_token_id, texts, 0, 32)
+    replaced = masked != ids
+    assert not (chosen & ~candidates).any() and not (replaced & ~chosen).any()
+    assert 140 <= int(chosen.sum()) <= 260
+    assert 0.65 <= int(replaced.sum()) / int(chosen.sum()) <= 0.95 and int((chosen & ~replaced).sum()) > 0
+    assert (masked[replaced] == tokenizer.mask_token_id).all()
+    # fixed per sentence: the same draws in another batch, padded longer, and every candidate at ratio 1
+    alone = tokenizer([texts[7], "good " * 12], padding=True, return_tensors="pt")
+    again, chosen_again = mask_per_token(alone["input_ids"], alone["attention_mask"], tables, 0.1,
+                                         tokenizer.mask_token_id, [texts[7], "good " * 12], 0, 32)
+    width = int(mask[7].sum())
+    assert torch.equal(chosen_again[0, :width], chosen[7, :width]) and torch.equal(again[0, :width], masked[7, :width])
+    everything = mask_per_token(ids, mask, tables, 1.0, tokenizer.mask_token_id, texts, 0, 32)[1]
+    assert torch.equal(everything, candidates)
+    other_seed = mask_per_token(ids, mask, tables, 0.1, tokenizer.mask_token_id, texts, 1, 32)[1]
+    assert not torch.equal(other_seed, chosen)
 
 
 def test_quadruples_have_the_right_polarities_and_are_reproducible():

@@ -102,10 +102,12 @@ def test_cpu_preset_takes_the_authors_choices_and_departs_from_paper_only_for_th
                    "word_reduction": "mean-kept", "sentence_terms": ("pos", "neg"), "log_every": 25,
                    "negative_weighting": "add-to-logits", "positive_log_weight": 0.0, "in_batch_log_weight": 0.5,
                    "word_delta": "polar-flip", "masked_sentences": "all", "negative_anchor": "n-plus",
-                   "max_grad_norm": None}
+                   "max_grad_norm": None, "masking": "exact-count"}
     paper = dataclasses.asdict(PRESETS["paper"])
+    # clipping and the authors' masking stay out of `cpu`: its committed cards were trained without them
     assert {k for k in cpu if cpu[k] != paper[k]} == {"max_length", "batch_size", "lr", "steps", "pooling",
-                                                     "eval_every"}
+                                                     "eval_every", "max_grad_norm", "masking"}
+    assert (paper["max_grad_norm"], paper["masking"]) == (1.0, "per-token")
     assert resolve_config("cpu", {}) == PRESETS["cpu"]
 
 
@@ -144,6 +146,30 @@ def test_masked_sentences_all_masks_the_four_sentences_of_each_quadruple(tiny_be
         return int(tables.candidates(features["input_ids"], features["attention_mask"]).sum())
 
     assert counts["anchors"] == polar(batch[:2] + batch[4:6]) and counts["all"] == polar(batch) > counts["anchors"]
+
+
+def test_masking_option_per_token_reaches_the_word_pass_and_is_fixed_per_sentence(tiny_bert, lexicon):
+    """`masking=per-token`: the word pass masks what `mask_per_token` chooses for the four sentences, whatever
+    the step's generator (drawn once per sentence); `exact-count` takes round(0.5 x candidates) of the batch."""
+    from sentibench.models.methods.senticse.train import mask_per_token
+
+    encoder = TransformerEncoder.from_pretrained(tiny_bert, pooling="mean", device="cpu")
+    batch = [TEXTS[0], TEXTS[2], TEXTS[1], TEXTS[3], TEXTS[24], TEXTS[26], TEXTS[25], TEXTS[27]]
+    config = dataclasses.replace(resolve_config("cpu", {"masking": "per-token"}), max_length=16, mask_ratio=0.5)
+    objective = build_objective(encoder, config, lexicon)
+    features = encoder.tokenizer(batch, padding=True, truncation=True, max_length=16, return_tensors="pt")
+    expected = mask_per_token(features["input_ids"], features["attention_mask"], objective.tables, 0.5,
+                              encoder.tokenizer.mask_token_id, batch, 3, 16)[1]
+    with torch.no_grad():
+        counts = {step_loss(encoder, objective, config, batch, torch.Generator().manual_seed(g), seed=3)[1]["masked"]
+                  for g in range(4)}
+        exact = step_loss(encoder, objective, dataclasses.replace(config, masking="exact-count"), batch,
+                          torch.Generator().manual_seed(0))[1]["masked"]
+    assert counts == {int(expected.sum())}
+    candidates = int(objective.tables.candidates(features["input_ids"], features["attention_mask"]).sum())
+    assert exact == max(1, round(0.5 * candidates))
+    with pytest.raises(BenchError, match="choose one of exact-count, per-token"):
+        resolve_config("cpu", {"masking": "bernoulli"})
 
 
 def test_options_override_and_ablations():
@@ -324,11 +350,12 @@ def test_the_paper_preset_trains_on_a_gpu(tiny_bert, lexicon, monkeypatch, senti
     assert vectors.shape == (4, 16) and torch.isfinite(torch.from_numpy(vectors)).all()
 
 
-def test_gradient_clipping_is_an_option_off_in_both_presets():
-    """Both presets train without clipping (their cards' protocol); `max_grad_norm=1.0` is the authors'
-    Trainer's clipping, handed to the shared loop; a norm that is not above 0 is refused."""
+def test_gradient_clipping_is_the_paper_presets_default_and_an_option_of_the_cpu_preset():
+    """`paper` clips at 1.0 (the authors' Trainer); `cpu` trains without clipping (its committed cards' protocol);
+    `max_grad_norm=1.0` hands the clipping to the shared loop; a norm that is not above 0 is refused."""
     assert resolve_config("cpu", {}).loop().max_grad_norm is None
-    assert resolve_config("paper", {}).loop().max_grad_norm is None
+    assert resolve_config("paper", {}).loop().max_grad_norm == 1.0
+    assert resolve_config("paper", {"max_grad_norm": "none"}).loop().max_grad_norm is None
     assert resolve_config("cpu", {"max_grad_norm": "1.0"}).loop().max_grad_norm == 1.0
     with pytest.raises(BenchError, match="max_grad_norm='0' must be above 0"):
         resolve_config("cpu", {"max_grad_norm": "0"})

@@ -3,14 +3,18 @@
 Each step takes B quadruples (p, p+, n, n+) (see `quadruples`), embeds the 4B sentences with the encoder's
 pooling in training mode (dropout on, as SimCSE), and computes L_s (eq. 5-7). The word-level objective
 (eq. 2-4) runs on a second forward pass of all 4B sentences (`masked_sentences="all"`, as the authors'
-code; `"anchors"`: only the 2B anchors p and n) with 10% of their polarity candidates
-replaced by the mask token (always the mask token: the paper specifies no 80/10/10 rule); the MLM head
-runs only at the masked positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, linear decay to zero, no
-warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's, runs on).
+code; `"anchors"`: only the 2B anchors p and n) with 10% of their polarity candidates masked (`masking`:
+`exact-count`, the `cpu` preset: round(10% of the batch's candidates) drawn anew each step, always replaced by the
+mask token, the paper specifying no 80/10/10 rule; `per-token`, the `paper` preset: the authors' `mask_tokens_map`,
+each candidate chosen with probability 10% once per sentence, 80% of the chosen replaced by the mask token and
+20% kept); the MLM head runs only at the chosen positions. L = lambda_w * L_w + L_s (eq. 8). AdamW, linear
+decay to zero, no warm-up, no weight decay (the Hugging Face Trainer defaults SimCSE's code, and so SentiCSE's,
+runs on).
 
 The loop (optimiser, schedule, validation, best-state restore, progress, report) is the shared training core
-(`sentibench.training.loop`); SentiCSE sets: no weight decay, no gradient clipping (both presets; the authors'
-Trainer clips at 1.0, `--option max_grad_norm=1.0`), no warm-up, the plain (not fused) AdamW kernel, and a
+(`sentibench.training.loop`); SentiCSE sets: no weight decay, gradient clipping at norm 1.0 in the `paper`
+preset (the authors' Trainer's default) and none in the `cpu` preset (the protocol its committed cards were
+trained with; `--option max_grad_norm=1.0` clips), no warm-up, the plain (not fused) AdamW kernel, and a
 validation of the untouched base at step 0 (the base can win).
 
 Checkpoint selection (§4.3: every 500 steps on SgTS of the training dataset's validation split): SgTS
@@ -37,6 +41,7 @@ Ablations (Table 7), option `ablation`, a comma-separated subset of: `pos-only` 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +92,8 @@ class Config:
     word_delta: Literal["any-change", "polar-flip"] = "any-change"
     masked_sentences: Literal["anchors", "all"] = "anchors"  # which sentences of a quadruple carry L_w
     negative_anchor: Literal["n", "n-plus"] = "n"  # L_neg's anchor: eq. 6's n_i, or n_i+ (see `losses`)
-    max_grad_norm: float | None = None  # None: no clipping (both presets); 1.0: the authors' Trainer's default
+    max_grad_norm: float | None = None  # None: no clipping (`cpu`); 1.0: the authors' Trainer's default (`paper`)
+    masking: Literal["exact-count", "per-token"] = "exact-count"  # `cpu`; `per-token`: the authors' (`paper`)
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0,
@@ -99,7 +105,8 @@ PRESETS: dict[str, Config] = {
     "paper": Config(max_length=128, batch_size=64, lr=1e-5, steps=20_000, pooling="cls", temperature=0.05,
                     lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=500, word_reduction="mean-kept",
                     negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
-                    word_delta="polar-flip", masked_sentences="all", negative_anchor="n-plus"),
+                    word_delta="polar-flip", masked_sentences="all", negative_anchor="n-plus", max_grad_norm=1.0,
+                    masking="per-token"),
     "cpu": Config(max_length=48, batch_size=8, lr=1e-4, steps=150, pooling=None, temperature=0.05,
                   lambda_w=0.15, alpha=1.0, mask_ratio=0.1, eval_every=25, word_reduction="mean-kept",
                   negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
@@ -144,6 +151,31 @@ def mask_candidates(input_ids: torch.Tensor, attention_mask: torch.Tensor, table
     return torch.where(chosen, torch.full_like(input_ids, mask_id), input_ids), chosen
 
 
+AUTHORS_MASK_TOKEN_SHARE = 0.8
+"""The authors' `mask_tokens_map`: a chosen token becomes the mask token with probability 1 - 0.1 - 0.1, else it is
+kept (their random-word branch runs only when `int(replace_prob) != 0`, and int(0.1) is 0)."""
+
+
+def text_seed(text: str, seed: int) -> int:
+    """A 63-bit seed that depends only on the text and the run's seed."""
+    return int.from_bytes(hashlib.sha256(f"{seed}\0{text}".encode()).digest()[:8], "big") >> 1
+
+
+def mask_per_token(input_ids: torch.Tensor, attention_mask: torch.Tensor, tables: VocabularyTables, ratio: float,
+                   mask_id: int, texts: list[str], seed: int, max_length: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(masked input ids, bool [B, L] of chosen positions), the authors' rule: each polarity candidate chosen with
+    probability `ratio`, a chosen one replaced by the mask token with probability `AUTHORS_MASK_TOKEN_SHARE`, else
+    kept (it is still predicted). Their masks are drawn once, when the dataset is prepared; here each row's draws
+    come from a generator seeded by its text (`text_seed`), so a sentence is masked the same way whenever it comes
+    back. `max_length`: the tokenisation's, so a row's draws do not depend on the batch's padding."""
+    candidates = tables.candidates(input_ids, attention_mask)
+    draws = torch.stack([torch.rand(2, max_length, generator=torch.Generator().manual_seed(text_seed(text, seed)))
+                         for text in texts])[:, :, :input_ids.shape[1]].to(input_ids.device)
+    chosen = candidates & (draws[:, 0] < ratio)
+    replaced = chosen & (draws[:, 1] < AUTHORS_MASK_TOKEN_SHARE)
+    return torch.where(replaced, torch.full_like(input_ids, mask_id), input_ids), chosen
+
+
 @dataclass
 class Objective:
     """The losses and the (optional) MLM head, bound to one encoder."""
@@ -175,7 +207,7 @@ def tokenize(encoder: TransformerEncoder, texts: list[str], max_length: int) -> 
 
 
 def step_loss(encoder: TransformerEncoder, objective: Objective, config: Config, texts: list[str],
-              generator: torch.Generator) -> tuple[torch.Tensor, dict[str, float]]:
+              generator: torch.Generator, seed: int = 0) -> tuple[torch.Tensor, dict[str, float]]:
     """L = lambda_w L_w + L_s for one batch; `texts` is [p..., p+..., n..., n+...] (4 blocks of B)."""
     b = len(texts) // 4
     vectors = encoder.embed(tokenize(encoder, texts, config.max_length))
@@ -185,8 +217,13 @@ def step_loss(encoder: TransformerEncoder, objective: Objective, config: Config,
         return l_s, parts
     masked = texts if config.masked_sentences == "all" else texts[:b] + texts[2 * b:3 * b]
     anchors = tokenize(encoder, masked, config.max_length)
-    masked_ids, chosen = mask_candidates(anchors["input_ids"], anchors["attention_mask"], objective.tables,
-                                         config.mask_ratio, encoder.tokenizer.mask_token_id, generator)
+    if config.masking == "per-token":
+        masked_ids, chosen = mask_per_token(anchors["input_ids"], anchors["attention_mask"], objective.tables,
+                                            config.mask_ratio, encoder.tokenizer.mask_token_id, masked, seed,
+                                            config.max_length)
+    else:
+        masked_ids, chosen = mask_candidates(anchors["input_ids"], anchors["attention_mask"], objective.tables,
+                                             config.mask_ratio, encoder.tokenizer.mask_token_id, generator)
     hidden = encoder.model(**{**anchors, "input_ids": masked_ids}).last_hidden_state
     logits = objective.head.module(hidden[chosen])
     l_w = objective.word(logits, anchors["input_ids"][chosen])
@@ -226,7 +263,7 @@ def fit(encoder: TransformerEncoder, train_texts: list[str], train_labels: list[
 
     def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
         texts = [train_texts[i] for column in range(4) for i in rows[:, column]]
-        return step_loss(encoder, objective, config, texts, generator)
+        return step_loss(encoder, objective, config, texts, generator, seed)
 
     run = train_loop(Trained(encoder, objective), epoch_batches, loss,
                      lambda: validation_sgts(encoder, valid_texts, valid_labels, seed), config.loop(),
