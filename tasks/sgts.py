@@ -7,7 +7,8 @@ Pairs (version 2: all pairs). The paper gives only "429 pairs with 0/1 labels fr
 sentences" (each sentence used once); any set of pairs over a fixed sentence set estimates the same
 quantity, and sampling pairs adds noise of its own (4,000 sampled pairs over MR's test set: SD 0.015 rho
 over pair seeds, as large as the gaps between models). Pairs cost nothing to add once each sentence is
-encoded, so the score uses every pair of the balanced sentence set (`sentibench.evaluation.sgts`):
+encoded, so the score uses every pair of the balanced sentence set. The protocol, whole, is one evaluator,
+`sentibench.evaluation.sgts.SgTSEvaluator`; this module holds the tasks' metadata and data:
   1. the split's positive (larger label value) and negative indices are each shuffled with
      `numpy.random.default_rng(seed)` (positives first) and the first m = min(#pos, #neg, max_per_class)
      of each are kept (IMDB: 2,000 reviews per class);
@@ -15,7 +16,7 @@ encoded, so the score uses every pair of the balanced sentence set (`sentibench.
      mixed pairs (gold 0). MR's test split: m = 522, 544,446 pairs.
 The sentence set's hash (`sentences_hash`) is in every result. The paper's one-pair-per-sentence design is
 the `sgts-paper-*` tasks (group `sgts-paper`); version 1's 4,000 sampled pairs are
-`sgts_on_split(..., design="sampled")`.
+`SgTSEvaluator(..., design="sampled")`.
 
 Confidence interval: pairs share sentences, so the unit is the sentence: the linearised bootstrap over
 the 2m sentences (`sentibench.evaluation.spearman.spearman_influence`, each pair weighted by the product of
@@ -28,10 +29,7 @@ from __future__ import annotations
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation import metrics
-from sentibench.evaluation.sgts import Design, pair_unit_sums, sgts_all_pairs, sgts_on_split
-from sentibench.evaluation.spearman import spearman_influence
-from sentibench.evaluation.units import LINEARISED, UnitValues
+from sentibench.evaluation.sgts import Design, SgTSEvaluator
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 
@@ -58,23 +56,9 @@ class SgTSTask(Task):
         split = self.metadata.eval_splits[0]
         columns = get_dataset(self.metadata.dataset).columns(split, ("text", "label"))  # arrow, at once
         cap = min(filter(None, (self.max_per_class, context.limit and context.limit // 2)), default=None)
-        texts, labels = columns["text"], columns["label"]
-        if self.design != "all-pairs":
-            scores, details = sgts_on_split(encoder, texts, labels, seed=context.seed, max_per_class=cap,
-                                            batch_size=context.batch_size, design=self.design)
-            return Evaluation({split: scores}, details)
-        details, cosines, gold = sgts_all_pairs(encoder, texts, labels, context.seed, cap, context.batch_size)
-        if not context.intervals:
-            return Evaluation({split: metrics.correlations(cosines, gold)}, details)
-        scores = metrics.correlations(cosines, gold, spearman=False)
-        units = None
-        if scores["cosine_pearson"] is not None:
-            rho, per_pair = spearman_influence(cosines, gold)
-            n = details["n_sentences"]
-            values = rho + n * pair_unit_sums(per_pair, n)
-            scores["cosine_spearman"] = rho
-            units = UnitValues(values, "sentence", LINEARISED, details["sentences_hash"])
-        return Evaluation({split: scores}, details, units)
+        evaluator = SgTSEvaluator(columns["text"], columns["label"], context.seed, cap, self.design)
+        scored = evaluator(encoder, context.batch_size, context.intervals)
+        return Evaluation({split: scored.scores}, scored.details, scored.units)
 
 
 def sgts_family(spec: DatasetSpec) -> list[SgTSTask] | None:

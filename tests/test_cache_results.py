@@ -169,11 +169,14 @@ def test_leaderboard_gives_fine_tuned_and_frozen_fewshot_their_own_tables(tmp_pa
     assert sections == ["## fewshot-frozen", "## fewshot-full"]
 
 
-def _with_units(root, model, task, values, low, high):
-    """A result whose main score is mean(values), its interval [low, high] and its unit values stored."""
-    from sentibench.evaluation.units import UnitValues, units_path
+def _with_units(root, model, task, values, half_width):
+    """A result whose main score is mean(values), its interval the score +- half_width (a recorded interval
+    must hold its score) and its unit values stored."""
+    from sentibench.evaluation.units import UnitValues
+    from sentibench.results.unit_values_file import save_units, units_path
 
     score = float(np.mean(values))
+    low, high = score - half_width, score + half_width
     result = task_result(task, "hash", {"test": {"main_score": score, "accuracy": score}}, 1.0,
                          {"task": {"groups": ["probe"], "type": "Classification", "version": _version(task)},
                           "main_split": "test",
@@ -181,8 +184,9 @@ def _with_units(root, model, task, values, low, high):
                           "details": {"confidence_interval": {"low": low, "high": high}}})
     path = result_path(root, model, "r", task)
     write_result(path, result)
-    UnitValues(np.asarray(values, dtype=float), "test item", "percentile bootstrap of the mean", "h").save(
-        units_path(path))
+    save_units(
+        units_path(path),
+        UnitValues(np.asarray(values, dtype=float), "test item", "percentile bootstrap of the mean", "h"))
 
 
 def test_leaderboard_shows_intervals_best_and_not_significantly_worse(tmp_path):
@@ -192,22 +196,23 @@ def test_leaderboard_shows_intervals_best_and_not_significantly_worse(tmp_path):
     close[:4] = 0.0  # four items fewer right: within noise
     far = np.where(rng.uniform(size=400) < 0.4, 0.0, best)
     for model, values in (("best", best), ("close", close), ("far", far)):
-        _with_units(tmp_path, model, "probe-mr", values, 0.70, 0.74)
+        _with_units(tmp_path, model, "probe-mr", values, 0.02)
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
             for line in _group_lines(render(tmp_path)) if line.startswith("| ") and "model" not in line}
-    assert rows["best"][4] == f"**{100 * best.mean():.2f} ± 2.00**"  # half of 74 - 70
+    assert rows["best"][4] == f"**{100 * best.mean():.2f} ± 2.00**"  # the half-width, x 100
     assert rows["close"][4] == f"{100 * close.mean():.2f} ± 2.00 ~"
     assert rows["far"][4] == f"{100 * far.mean():.2f} ± 2.00"
     assert [rows[m][1] for m in ("best", "close", "far")] == ["1.00", "2.00", "3.00"]
 
 
 def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_path):
-    from sentibench.evaluation.units import UnitValues, units_path
+    from sentibench.evaluation.units import UnitValues
+    from sentibench.results.unit_values_file import save_units, units_path
 
     def write(model, values):
         path = result_path(tmp_path, model, "r", "sgts-mr")
         write_result(path, _result("sgts-mr", float(np.mean(values))))
-        UnitValues(np.asarray(values, dtype=float), "sentence", "m", "same-units").save(units_path(path))
+        save_units(units_path(path), UnitValues(np.asarray(values, dtype=float), "sentence", "m", "same-units"))
 
     rng = np.random.default_rng(0)
     base = rng.normal(0.5, 0.1, 200)

@@ -7,9 +7,10 @@ import pytest
 from scipy import stats
 
 from sentibench.cli import main
-from sentibench.evaluation.units import UnitValues, units_path
+from sentibench.evaluation.units import UnitValues
 from sentibench.report.compare import compare, compare_with_frozen_twins, render
 from sentibench.results.task_result import result_path, task_result, write_result
+from sentibench.results.unit_values_file import save_units, units_path
 
 
 def _store(root, model, task, score, values=None, units_hash="same", per_seed=None, main="accuracy", version=2):
@@ -20,8 +21,8 @@ def _store(root, model, task, score, values=None, units_hash="same", per_seed=No
     path = result_path(root, model, "r1", task)
     write_result(path, task_result(task, "data", {"test": {main: score, "main_score": score}}, 0.1, provenance))
     if values is not None:
-        UnitValues(np.asarray(values, dtype=float), "test item", "percentile bootstrap of the mean",
-                   units_hash).save(units_path(path))
+        save_units(units_path(path), UnitValues(np.asarray(values, dtype=float), "test item",
+                                                "percentile bootstrap of the mean", units_hash))
 
 
 def test_paired_bootstrap_from_stored_unit_values(tmp_path):

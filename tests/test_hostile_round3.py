@@ -128,7 +128,7 @@ def plugin(tmp_path, monkeypatch):
     def install(group: str, module: str, code: str) -> None:
         (tmp_path / f"{module}.py").write_text(code)
         point = EntryPoint(module, module, group)
-        monkeypatch.setattr(registry, "entry_points", lambda group: [*entry_points(group=group)] + (
+        monkeypatch.setattr(registry, "group_entry_points", lambda group: [*entry_points(group=group)] + (
             [point] if group == point.group else []))
 
     return install
@@ -300,12 +300,12 @@ def test_a_huge_result_file_is_refused_by_its_size_unread(home, tmp_path, capsys
 
 def test_huge_unit_values_training_logs_and_verification_records_are_refused_unread(tmp_path, unread):
     from sentibench.core.errors import BenchError
-    from sentibench.evaluation.units import UnitValues
     from sentibench.results.task_result import VERIFICATION_FILE, verified_for
     from sentibench.results.training_log import TRAINING_FILE, read_training_log
+    from sentibench.results.unit_values_file import load_units
 
     with pytest.raises(BenchError, match=r"unit-values file .*t\.units\.npz is 301 MiB, over the 256 MiB"):
-        UnitValues.load(huge(tmp_path / "t.units.npz"))
+        load_units(huge(tmp_path / "t.units.npz"))
     huge(tmp_path / "m" / "r" / TRAINING_FILE)
     with pytest.raises(BenchError, match=r"training log .* is 301 MiB, over the 16 MiB a training log may be"):
         read_training_log(tmp_path / "m" / "r")
@@ -410,9 +410,9 @@ def test_the_board_refuses_a_huge_unit_values_file_unread_and_a_huge_verificatio
         home, tmp_path, capsys, unread):  # noqa: F811
     """The board keys its caches by the bytes of results and their unit values: a 301 MB sidecar is refused by
     its size, in one line, before a byte is hashed; a 301 MB verification record makes its row unverified."""
-    from sentibench.evaluation.units import units_path
     from sentibench.report.leaderboard import verification_label
     from sentibench.results.task_result import VERIFICATION_FILE, iter_results
+    from sentibench.results.unit_values_file import units_path
 
     results = tmp_path / "results"
     assert run_cli(capsys, "run", "-m", "random,bow-tfidf-svd", "-t", TASK, "--output-folder", str(results))[0] == 0

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from approx import flat
 
-from sentibench.evaluation.units import UnitValues, units_path
+from sentibench.evaluation.units import UnitValues
 from sentibench.report.leaderboard import build, render
 from sentibench.results.task_result import result_path, task_result, write_result
+from sentibench.results.unit_values_file import save_units, units_path
 from sentibench.tasks.benchmarks import Axis, Benchmark, BenchmarkTask
 from sentibench.tasks.registry import all_tasks
 
@@ -161,7 +162,7 @@ def test_axis_rank_ranges_pair_the_models_draws(tmp_path):
     models = []
     for model, shift in (("minilm", 0.0), ("tuned", 0.01)):
         path = write(tmp_path, model, "probe-imdb", float(base.mean() + shift))
-        UnitValues(base + shift, "test item", "m", "same units").save(units_path(path))
+        save_units(units_path(path), UnitValues(base + shift, "test item", "m", "same units"))
         models.append({"probe-imdb": read_result(path)})
     a, b = axis_scores(models, ["probe-imdb"], include_in_domain=True, rank=True)
     assert (b.rank, b.rank_low, b.rank_high) == (1, 1, 1) and (a.rank, a.rank_low, a.rank_high) == (2, 2, 2)
@@ -195,7 +196,7 @@ def test_group_interval_bootstraps_the_stored_unit_values(tmp_path):
         values = np.zeros(2000)
         values[: int(p * 2000)] = 1.0
         path = write(tmp_path, "minilm", task, p)
-        UnitValues(values, "test item", "m", "h").save(units_path(path))
+        save_units(units_path(path), UnitValues(values, "test item", "m", "h"))
         paths.append(path)
     mean = group_mean([read_result(p) for p in paths])
     assert mean.method == BOOTSTRAP and mean.mean == pytest.approx(0.7)
@@ -313,8 +314,8 @@ def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tm
 
     for model, score in (("tuned", 0.37), ("minilm", 0.03)):  # sgts-mr unit values on the same 4 sentences
         path = result_path(results, model, "r1", "sgts-mr")
-        UnitValues(np.array([score - 0.1, score + 0.1, score - 0.05, score + 0.05]), "sentence", "m",
-                   "same").save(units_path(path))
+        values = np.array([score - 0.1, score + 0.1, score - 0.05, score + 0.05])
+        save_units(units_path(path), UnitValues(values, "sentence", "m", "same"))
     write_site(build(results), tmp_path / "site")
     page = (tmp_path / "site" / "models" / "tuned.html").read_text()
     assert '<a class="base" href="minilm.html">minilm</a>' in page

@@ -364,9 +364,10 @@ def test_setfit_baseline_trains_the_body_on_a_tiny_bert(tiny_bert, fixture_task,
 def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runner_does(tmp_path, monkeypatch):
     import numpy as np
 
-    from sentibench.evaluation.units import UnitValues, units_path
+    from sentibench.evaluation.units import UnitValues
     from sentibench.results.schema import SubsetScores, TaskResult
     from sentibench.results.task_result import read_result
+    from sentibench.results.unit_values_file import load_units, units_path
     units = UnitValues(np.array([0.25, 0.75]), "query", "percentile bootstrap of the mean", "h")
     result = TaskResult(task_name="retrieval-mr", scores={"test": [SubsetScores(main_score=0.5)]})
     monkeypatch.setattr(engine_sweep, "load_encoder", lambda card, device=None: object())
@@ -374,7 +375,7 @@ def test_a_configuration_writes_its_retrieval_result_and_unit_values_as_the_runn
     written = engine_sweep._score(sweep.GridPoint("m", "mr", "triplet", 0.1).configuration(), _card(), tmp_path, None)
     assert written == result
     assert read_result(tmp_path / "retrieval-mr.json").main_score() == 0.5
-    assert UnitValues.load(units_path(tmp_path / "retrieval-mr.json")).values.tolist() == [0.25, 0.75]
+    assert load_units(units_path(tmp_path / "retrieval-mr.json")).values.tolist() == [0.25, 0.75]
 
 
 def test_overall_neighbours_by_hand_split_the_k_nearest_by_label():

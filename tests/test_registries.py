@@ -162,7 +162,7 @@ def test_every_task_module_is_declared_as_an_entry_point():
 def test_an_installation_without_sentibenchs_own_entry_points_says_to_reinstall(monkeypatch):
     from sentibench.core import registry
 
-    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    monkeypatch.setattr(registry, "group_entry_points", lambda group: [])
     monkeypatch.setattr(registry, "_LOADED", set())
     with pytest.raises(BenchError, match=r"declares no 'sentibench.tasks' entry points .* reinstall"):
         registry.load_plugins("sentibench.tasks")

@@ -70,14 +70,18 @@ def test_older_files_get_the_defaults_their_harness_meant(tmp_path):
     assert old.confidence_interval() is None and old.to_json() == json.loads(path.read_text())
 
 
-def test_an_interval_is_computed_from_the_seeds_when_none_was_recorded(tmp_path):
+def test_an_interval_is_read_as_written_and_none_is_made_up_for_an_old_result(tmp_path):
     path = tmp_path / "fewshot.json"
     seeds = [{"seed": 0, "accuracy": 0.5}, {"seed": 1, "accuracy": 0.7}]
-    path.write_text(json.dumps({"task_name": "fewshot-x", "scores": {"test": [{"main_score": 0.6}]},
-                                "sentibench": {"task": {"main_score": "accuracy"}, "details": {"per_seed": seeds}}}))
-    interval = read_result(path).confidence_interval()
+    old = {"task_name": "fewshot-x", "scores": {"test": [{"main_score": 0.6}]},
+           "sentibench": {"task": {"main_score": "accuracy"}, "details": {"per_seed": seeds}}}
+    path.write_text(json.dumps(old))
+    assert read_result(path).confidence_interval() is None
     half = stats.t.ppf(0.975, 1) * 0.1  # sd of (0.5, 0.7) is 0.1414, its standard error 0.1
-    assert interval.low == pytest.approx(0.6 - half) and interval.high == pytest.approx(0.6 + half)
+    old["sentibench"]["details"]["confidence_interval"] = {"low": 0.6 - half, "high": 0.6 + half}
+    path.write_text(json.dumps(old))
+    interval = read_result(path).confidence_interval()
+    assert (interval.low, interval.high) == (0.6 - half, 0.6 + half)
 
 
 VALID = '{"task_name": "t", "scores": {"test": [{"main_score": 0.5, "accuracy": 0.5}]}, "sentibench": {}}'

@@ -98,6 +98,16 @@ def edit_result(folder: Path, change) -> None:
     path.write_text(json.dumps(data))
 
 
+def set_score(data: dict, score: float, metrics: tuple[str, ...] = ("main_score", "cosine_spearman")) -> None:
+    """A careful tamperer's edit: the score, and the recorded interval moved with it (a score outside its own
+    interval is refused when the file is read, before any re-run)."""
+    scores = data["scores"]["test"][0]
+    shift = score - scores["main_score"]
+    scores.update({metric: score for metric in metrics})
+    interval = data["sentibench"]["details"]["confidence_interval"]
+    interval.update(low=interval["low"] + shift, high=interval["high"] + shift)
+
+
 def test_card_new_measures_the_model_and_leaves_blanks_that_validation_refuses(home, tmp_path, capsys):
     weights = tmp_path / "tiny"
     parameters = tiny_bert(weights, hidden=48)
@@ -146,7 +156,7 @@ def test_reproduce_agrees_then_detects_an_edited_score(submission, capsys):
     path = result_file(submission)
     code, out, _ = run_cli(capsys, "reproduce", str(path))
     assert code == 0 and out.strip().endswith(": agree")
-    edit_result(submission, lambda d: d["scores"]["test"][0].update(main_score=0.99, cosine_spearman=0.99))
+    edit_result(submission, lambda d: set_score(d, 0.99))
     code, out, _ = run_cli(capsys, "reproduce", str(path))
     assert code == 1 and "stored 0.99000" in out and "DISAGREE" in out
 
@@ -164,7 +174,7 @@ def test_reproduce_detects_other_pairs_and_other_weights(submission, home, capsy
 
 
 def _edit_score_keep_manifest(folder: Path) -> None:
-    edit_result(folder, lambda d: d["scores"]["test"][0].update(main_score=0.99, cosine_spearman=0.99))
+    edit_result(folder, lambda d: set_score(d, 0.99))
 
 
 def _edit_score_and_resign(folder: Path) -> None:
@@ -173,7 +183,12 @@ def _edit_score_and_resign(folder: Path) -> None:
 
 
 def _edit_main_score_only(folder: Path) -> None:
-    edit_result(folder, lambda d: d["scores"]["test"][0].update(main_score=0.99))
+    edit_result(folder, lambda d: set_score(d, 0.99, metrics=("main_score",)))
+    resign(folder)
+
+
+def _edit_score_not_its_interval(folder: Path) -> None:
+    edit_result(folder, lambda d: d["scores"]["test"][0].update(main_score=0.99, cosine_spearman=0.99))
     resign(folder)
 
 
@@ -222,6 +237,7 @@ def _extra_file(folder: Path) -> None:
     (_edit_score_keep_manifest, f"manifest: 'results/tiny-model/{{rev}}/{TASK}.json' sha256 differs from the manifest"),
     (_edit_score_and_resign, f"re-run disagrees: {TASK}: stored 0.99000"),
     (_edit_main_score_only, f"{TASK}: main_score 0.99 is not its 'cosine_spearman'"),
+    (_edit_score_not_its_interval, "main score 0.99 lies outside its confidence interval"),
     (_stale_dataset_hash, f"{TASK}: dataset 'fixture-reviews' hash 000000000000 is not the current"),
     (_limit, f"{TASK}: a smoke run (--limit 8); rerun without --limit"),
     (_dirty, f"{TASK}: made from a tree with uncommitted changes"),

@@ -9,6 +9,7 @@ from sentibench.evaluation import metrics, spearman
 from sentibench.evaluation.bootstrap import bootstrap_means, interval, paired_bootstrap, t_interval
 from sentibench.evaluation.spearman import sort_order, spearman_influence, spearman_pseudo_values
 from sentibench.evaluation.units import UnitValues
+from sentibench.results.unit_values_file import load_units, save_units
 
 
 def test_percentile_interval_covers_a_known_mean_at_about_the_nominal_rate():
@@ -125,8 +126,8 @@ def test_tolerance_pseudo_values_are_the_weighted_statistics_derivative():
 
 def test_unit_values_round_trip(tmp_path):
     units = UnitValues(np.array([0.25, 1.0, 0.0]), "query", "percentile bootstrap of the mean", "abc")
-    units.save(tmp_path / "x.units.npz")
-    back = UnitValues.load(tmp_path / "x.units.npz")
+    save_units(tmp_path / "x.units.npz", units)
+    back = load_units(tmp_path / "x.units.npz")
     assert back.values.tolist() == [0.25, 1.0, 0.0] and (back.unit, back.units_hash) == ("query", "abc")
 
 

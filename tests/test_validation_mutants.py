@@ -12,8 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
+from sentibench.core import safe_yaml
 from sentibench.core.errors import BenchError
 from sentibench.core.safe_yaml import YamlRefused, _LimitedLoader, load_yaml
 from sentibench.models.catalog.card_schema import ModelCard, card_problems, check_name, make_card, validate_card
@@ -31,13 +33,36 @@ def _yaml(tmp_path: Path, text: str | bytes) -> Path:
 
 # --- core.safe_yaml ----------------------------------------------------------------------------------
 
+LOADERS = [_LimitedLoader] + ([safe_yaml._CLimitedLoader] if hasattr(safe_yaml, "_CLimitedLoader") else [])
+
+
+@pytest.fixture(params=LOADERS, ids=lambda loader: loader.__name__)
+def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> type:
+    """Each safe_yaml test runs under the pure-Python loader and, where PyYAML has libyaml, the C one."""
+    monkeypatch.setattr(safe_yaml, "LOADER", request.param)
+    return request.param
+
+
+def test_both_loaders_read_every_packaged_card_alike() -> None:
+    cards = sorted((Path(__file__).parent.parent / "models" / "catalog" / "cards").glob("*.yaml"))
+    assert len(cards) >= 25
+    for loader_class in LOADERS:
+        for path in cards:
+            pure = _LimitedLoader(path.read_text(encoding="utf-8"))
+            other = loader_class(path.read_text(encoding="utf-8"))
+            try:
+                assert other.get_single_data() == pure.get_single_data() == yaml.safe_load(path.read_text())
+            finally:
+                pure.dispose()
+                other.dispose()
+
 def _nested(levels: int) -> str:
     """A flow sequence `levels` lists deep around one scalar: levels + 1 nodes on the deepest path."""
     return "[" * levels + "1" + "]" * levels
 
 
-def test_depth_limit_is_exactly_32_nodes_on_one_path(tmp_path: Path) -> None:
-    assert _LimitedLoader.max_depth == 32
+def test_depth_limit_is_exactly_32_nodes_on_one_path(tmp_path: Path, loader: type) -> None:
+    assert loader.max_depth == 32
     # 31 lists + the scalar = 32 nodes: allowed; 32 lists + the scalar = 33: refused.
     value = load_yaml(_yaml(tmp_path, _nested(31)))
     for _ in range(31):
@@ -47,7 +72,7 @@ def test_depth_limit_is_exactly_32_nodes_on_one_path(tmp_path: Path) -> None:
         load_yaml(_yaml(tmp_path, _nested(32)))
 
 
-def test_depth_is_counted_again_after_a_shallow_sibling(tmp_path: Path) -> None:
+def test_depth_is_counted_again_after_a_shallow_sibling(tmp_path: Path, loader: type) -> None:
     # root list (1) > inner list (2) > [ [1], 30 lists > scalar ]: the deep branch's scalar is node 33.
     text = "[[[1], " + _nested(30) + "]]"
     with pytest.raises(YamlRefused, match="nested deeper"):
@@ -57,14 +82,14 @@ def test_depth_is_counted_again_after_a_shallow_sibling(tmp_path: Path) -> None:
     assert inner[0] == [1]
 
 
-def test_size_limit_allows_exactly_max_bytes(tmp_path: Path) -> None:
+def test_size_limit_allows_exactly_max_bytes(tmp_path: Path, loader: type) -> None:
     text = "a: 123456789012\n"  # 3 + 12 + 1 = 16 bytes
     assert load_yaml(_yaml(tmp_path, text), max_bytes=16) == {"a": 123456789012}
     with pytest.raises(YamlRefused, match="larger than"):
         load_yaml(_yaml(tmp_path, text + "#"), max_bytes=16)
 
 
-def test_a_stream_is_read_no_further_than_the_limit(tmp_path: Path) -> None:
+def test_a_stream_is_read_no_further_than_the_limit(tmp_path: Path, loader: type) -> None:
     """A pipe that never ends (or /dev/zero) is refused after max_bytes + 1 bytes, not read to its end."""
     fifo = tmp_path / "card.yaml"
     os.mkfifo(fifo)
@@ -88,7 +113,7 @@ def test_a_stream_is_read_no_further_than_the_limit(tmp_path: Path) -> None:
         thread.join()
 
 
-def test_refusals_are_one_readable_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_refusals_are_one_readable_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loader: type) -> None:
     with pytest.raises(YamlRefused) as error:
         load_yaml(_yaml(tmp_path, b"name: \xff\n"))
     assert str(error.value) == "not UTF-8 text"
@@ -103,14 +128,14 @@ def test_refusals_are_one_readable_line(tmp_path: Path, monkeypatch: pytest.Monk
     def recurse(self: _LimitedLoader) -> None:
         raise RecursionError
 
-    monkeypatch.setattr(_LimitedLoader, "get_single_data", recurse)
+    monkeypatch.setattr(loader, "get_single_data", recurse)
     with pytest.raises(YamlRefused) as error:
         load_yaml(_yaml(tmp_path, "a: 1\n"))
     assert str(error.value) == "nested deeper than 32 levels"
 
 
 @pytest.mark.parametrize("tag", ["!!python/object/apply:builtins.open", "!!python/object/new:builtins.open"])
-def test_python_tags_are_refused_and_run_nothing(tmp_path: Path, tag: str) -> None:
+def test_python_tags_are_refused_and_run_nothing(tmp_path: Path, tag: str, loader: type) -> None:
     """The `safe_load` -> `unsafe_load` mutant: an unsafe loader would create the marker file."""
     marker = tmp_path / "ran"
     with pytest.raises(YamlRefused, match="not valid YAML at line 1"):
@@ -120,7 +145,7 @@ def test_python_tags_are_refused_and_run_nothing(tmp_path: Path, tag: str) -> No
         load_yaml(_yaml(tmp_path, "name: !!python/name:os.system\n"))
 
 
-def test_equal_values_under_different_keys_are_kept(tmp_path: Path) -> None:
+def test_equal_values_under_different_keys_are_kept(tmp_path: Path, loader: type) -> None:
     assert load_yaml(_yaml(tmp_path, "a: 1\nb: 1\nc: {d: [x, y]}\n")) == {"a": 1, "b": 1, "c": {"d": ["x", "y"]}}
 
 
@@ -236,13 +261,32 @@ def test_subset_metric_reads_the_main_score_and_the_extras() -> None:
     assert scores.metric("f1") is None
 
 
-def test_an_interval_computed_from_seeds_says_so() -> None:
-    result = TaskResult.model_validate({
-        **_result(0.6),
-        "sentibench": {"task": {"main_score": "accuracy"},
-                       "details": {"per_seed": [{"seed": 1, "accuracy": 0.5}, {"seed": 2, "accuracy": 0.7}]}}})
-    interval = result.confidence_interval()
-    assert interval.model_extra["computed_from"] == "per_seed, when read"
-    # mean 0.6, standard error 0.1414 / sqrt(2) = 0.1, t(0.975, 1 df) = 12.706 (a t table)
-    assert interval.low == pytest.approx(0.6 - 1.2706, abs=1e-3)
-    assert interval.high == pytest.approx(0.6 + 1.2706, abs=1e-3)
+def test_an_interval_is_read_as_recorded_never_recomputed() -> None:
+    seeds = {"per_seed": [{"seed": 1, "accuracy": 0.5}, {"seed": 2, "accuracy": 0.7}]}
+    old = TaskResult.model_validate({**_result(0.6), "sentibench": {"task": {"main_score": "accuracy"},
+                                                                    "details": seeds}})
+    assert old.confidence_interval() is None  # made before intervals were recorded: none, not one made up now
+    recorded = {**seeds, "confidence_interval": {"low": 0.55, "high": 0.65, "method": "t"}}
+    result = TaskResult.model_validate({**_result(0.6), "sentibench": {"task": {"main_score": "accuracy"},
+                                                                       "details": recorded}})
+    assert (result.confidence_interval().low, result.confidence_interval().high) == (0.55, 0.65)
+
+
+@pytest.mark.parametrize(("interval", "problem"), [
+    ({"low": 0.61, "high": 0.7}, "lies outside its confidence interval"),       # score 0.6 below the low bound
+    ({"low": 0.4, "high": 0.59}, "lies outside its confidence interval"),       # and above the high one
+    ({"low": 0.7, "high": 0.5}, "is above high"),
+    ({"low": 0.5, "high": None}, "has one bound"),
+])
+def test_a_recorded_interval_that_cannot_hold_its_score_is_refused_on_read(tmp_path: Path, interval: dict,
+                                                                             problem: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({**_result(0.6), "sentibench": {"details": {"confidence_interval": interval}}}))
+    with pytest.raises(BenchError, match=problem):
+        read_result(path)
+
+
+def test_an_interval_touching_its_score_is_kept() -> None:
+    for low, high in ((0.6, 0.6), (0.6, 0.7), (0.5, 0.6), (None, None)):
+        details = {"confidence_interval": {"low": low, "high": high}}
+        assert TaskResult.model_validate({**_result(0.6), "sentibench": {"details": details}}).main_score() == 0.6

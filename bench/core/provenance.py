@@ -3,6 +3,7 @@ shape its numbers. Every record the harness writes (results, training reports, s
 
 from __future__ import annotations
 
+import functools
 import platform
 import subprocess
 from importlib import metadata
@@ -16,6 +17,12 @@ PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "numpy
 
 
 def versions() -> dict[str, str | None]:
+    """The versions every record carries (a fresh dict; the installed packages are read once per process)."""
+    return dict(_installed_versions())
+
+
+@functools.cache
+def _installed_versions() -> dict[str, str | None]:
     found: dict[str, str | None] = {"sentibench": __version__, "python": platform.python_version()}
     for package in PACKAGES:
         try:

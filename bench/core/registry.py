@@ -16,10 +16,11 @@ skipped: a missing task in a benchmark is worse than a loud failure.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, EntryPoints, entry_points
 from typing import Generic, TypeVar
 
 from sentibench.core.errors import BenchError, unknown_name
@@ -88,13 +89,25 @@ class Registry(Generic[T]):
 
 
 _LOADED: set[str] = set()
+_SCANNED: dict[tuple[str, ...], EntryPoints] = {}
+
+
+def group_entry_points(group: str) -> list[EntryPoint]:
+    """The installed entry points of `group`, from one scan of the installed distributions per import path
+    (`importlib.metadata.entry_points` reads every distribution's metadata on each call; sentibench reads up
+    to six groups in one command), scanned again when `sys.path` changes."""
+    key = tuple(sys.path)
+    if key not in _SCANNED:
+        _SCANNED.clear()
+        _SCANNED[key] = entry_points()
+    return list(_SCANNED[key].select(group=group))
 
 
 def load_plugins(group: str) -> None:
     """Import every installed entry point of `group` once per process (each registers what it holds)."""
     if group in _LOADED:
         return
-    points = sorted(entry_points(group=group), key=lambda p: p.name)
+    points = sorted(group_entry_points(group), key=lambda p: p.name)
     if group in ENTRY_POINT_GROUPS and not any(p.dist is not None and p.dist.name == "sentibench" for p in points):
         raise BenchError(f"the installed sentibench declares no '{group}' entry points (its metadata predates "
                          "them): reinstall it, e.g. `pip install -e .` in the source folder")

@@ -21,8 +21,17 @@ activations per layer, above glibc's mmap threshold, so every layer page-faults 
 minor faults per 32 reviews; GELU and the bias copy take 16% of the pass); at 1,024 positions the
 activations are reused from the heap (no faults) and the 32 reviews took 1.14x less time (all-MiniLM-L6-v2,
 one thread). `benchmarks/bench_encode.py` measures it in whole encodes as "harness vs harness-one-pass".
-Smaller passes also pad less. A row does not depend on the pass it ran in (same vectors to the last bit on
-equal-length texts). Accelerators run the whole batch in one pass.
+Accelerators run the whole batch in one pass.
+
+Batch invariance (issue 45). A pass holds texts of one token length only (`equal_length_batches`), so nothing
+is padded. Padding was the one way a text's vector depended on its batch-mates: masked positions change the
+reductions' lengths, and a text's vector moved by up to 1e-7 per coordinate with the batch it happened to be
+encoded in, so a retry, a resume or another node re-encoding a text could change a score's last digits. Without
+padding, a row's arithmetic is the same whatever else is in the pass: tests/test_batch_invariance.py checks on
+the packaged all-MiniLM-L6-v2 that a text's vector is the same to the last bit alone, among 1 to 31 other
+texts, in another order, at 1 and 2 threads, and through the sentence-transformers path. The price is more,
+smaller passes (one group per length); `benchmarks/bench_encode.py` measures it against the padded batches of
+earlier releases ("harness vs harness-padded"). What is guaranteed, and where (CPU), is in docs/reliability.md.
 
 Inference dtypes (`DTYPES`): ``float32`` (the default, and the dtype of every published number) and
 ``bfloat16``, opt in: weights and matmuls in bf16, the last hidden states cast to float32 before pooling
@@ -38,7 +47,9 @@ import hashlib
 import inspect
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +129,49 @@ def token_budget_batches(lengths: Sequence[int], batch_size: int, tokens_per_for
         batches.append(order[start:start + size])
         start += size
     return batches
+
+
+def equal_length_batches(lengths: Sequence[int], batch_size: int, tokens_per_forward: int | None
+                         ) -> list[list[int]]:
+    """Indices grouped by exact length (longest first; within one length in input order), each group cut into
+    batches of at most `batch_size` texts and `tokens_per_forward` positions (None: no token limit). A forward
+    pass then holds texts of one length, so nothing is padded, and a text's vector is the same in whatever
+    batch it runs (module docstring, "Batch invariance")."""
+    groups: dict[int, list[int]] = {}
+    for index, length in enumerate(lengths):
+        groups.setdefault(length, []).append(index)
+    batches = []
+    for length in sorted(groups, reverse=True):
+        members, size = groups[length], batch_size
+        if tokens_per_forward is not None:
+            size = max(1, min(batch_size, tokens_per_forward // max(length, 1)))
+        batches += [members[start:start + size] for start in range(0, len(members), size)]
+    return batches
+
+
+@contextmanager
+def one_thread_per_pass(enabled: bool) -> Iterator[ThreadPoolExecutor | None]:
+    """On the CPU, torch's intra-op threads split a matrix product along its reduction for some shapes, and how
+    they split it depends on the pass's number of rows: at 2 threads a text's vector changed with its
+    batch-mates, at 1 thread it never did (tests/test_batch_invariance.py). So each pass computes on one thread
+    and the passes run side by side, on as many Python threads as torch had intra-op threads (torch releases
+    the GIL inside its kernels); yields that pool, or None to run the passes in order (one thread asked for,
+    or `enabled` False: an accelerator, or the padded batches kept for comparison)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    if not enabled:
+        yield None
+        return
+    torch.set_num_threads(1)
+    try:
+        if threads == 1:
+            yield None
+        else:
+            with ThreadPoolExecutor(threads, thread_name_prefix="sentibench-encode") as pool:
+                yield pool
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _show(show_progress_bar: bool | None, n: int) -> bool:
@@ -209,6 +263,7 @@ class TransformerEncoder:
         self.normalize = normalize
         self.name = name
         self.tokens_per_forward = CPU_TOKENS_PER_FORWARD if self.device.type == "cpu" else None
+        self.equal_lengths = True  # False: the padded batches of releases before issue 45 (benchmarks compare)
         if self.dtype == "bfloat16" and self.device.type == "cpu" and not cpu_has_bf16():
             print(f"warning: {name}: this CPU has no bf16 matrix instructions (avx512_bf16, amx_bf16), so bfloat16 "
                   "is emulated and slower than float32 here (measured 8x on an AVX2 EPYC); use --dtype float32",
@@ -269,31 +324,43 @@ class TransformerEncoder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
                show_progress_bar: bool | None = None) -> np.ndarray:
-        """Tokenise every text once, batch by token count (longest first) so padding is minimal, within
+        """Tokenise every text once, batch texts of equal token length together (longest first), within
         `tokens_per_forward` positions per pass on the CPU (module docstring), embed without gradients, and
-        return rows in the input order."""
+        return rows in the input order. Nothing is padded, and on the CPU each pass computes on one thread
+        (passes run side by side on `torch.get_num_threads()` threads), so each row is a function of its text
+        alone (module docstring, "Batch invariance")."""
         import numpy as np
+        import torch
+        from tqdm.auto import tqdm
 
         texts = list(texts)
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
         tokens = self.tokenizer(texts, truncation=True, max_length=self.max_length)
-        batches = token_budget_batches([len(ids) for ids in tokens["input_ids"]], batch_size,
-                                       self.tokens_per_forward)
-        import torch
-        from tqdm.auto import tqdm
+        batching = equal_length_batches if self.equal_lengths else token_budget_batches
+        batches = batching([len(ids) for ids in tokens["input_ids"]], batch_size, self.tokens_per_forward)
+        passes = [(batch, self.tokenizer.pad({key: [tokens[key][i] for i in batch] for key in tokens},
+                                             return_tensors="pt")) for batch in batches]  # here: tokenizers are not
+        # safe to call from several threads at once
+
+        def run(one: tuple[list[int], dict[str, torch.Tensor]]) -> tuple[list[int], np.ndarray]:
+            batch, features = one
+            with torch.inference_mode():  # per thread: inference mode is thread-local
+                return batch, self.embed({k: v.to(self.device) for k, v in features.items()}).float().cpu().numpy()
 
         was_training = self.model.training
         self.model.eval()
-        with torch.inference_mode():
-            for batch in tqdm(batches, desc=progress_label(self.name), unit="batch",
-                              disable=not _show(show_progress_bar, len(texts))):
-                features = self.tokenizer.pad({key: [tokens[key][i] for i in batch] for key in tokens},
-                                              return_tensors="pt")
-                vectors = self.embed({k: v.to(self.device) for k, v in features.items()})
-                out[batch] = vectors.float().cpu().numpy()
-        self.model.train(was_training)
+        bar = tqdm(total=len(passes), desc=progress_label(self.name), unit="batch",
+                   disable=not _show(show_progress_bar, len(texts)))
+        try:
+            with one_thread_per_pass(self.device.type == "cpu" and self.equal_lengths) as workers:
+                for batch, vectors in (workers.map(run, passes) if workers else map(run, passes)):
+                    out[batch] = vectors
+                    bar.update()
+        finally:
+            bar.close()
+            self.model.train(was_training)
         return out
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
@@ -325,11 +392,28 @@ class SentenceTransformerEncoder:
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
                show_progress_bar: bool | None = None) -> np.ndarray:
+        """The pipeline's own `encode`, called once per group of texts of equal token length (after truncation), on
+        one intra-op thread, so its batches pad nothing and each row is a function of its text alone, as
+        `TransformerEncoder`'s (its passes run in order here: the pipeline tokenises inside, which is not safe
+        from several threads)."""
         import numpy as np
 
-        vectors = self.model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
-                                    show_progress_bar=_show(show_progress_bar, len(texts)))
-        return np.asarray(vectors, dtype=np.float32)
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.model.get_sentence_embedding_dimension() or 0), dtype=np.float32)
+        lengths = [min(n, self.max_length) for n in self.token_counts(texts)]
+        groups = equal_length_batches(lengths, len(texts), None)
+        out: np.ndarray | None = None
+        show = _show(show_progress_bar, len(texts))
+        with one_thread_per_pass(self.model.device.type == "cpu"):  # in order: the pipeline tokenises inside
+            for group in groups:
+                vectors = np.asarray(self.model.encode([texts[i] for i in group], batch_size=batch_size,
+                                                       convert_to_numpy=True, show_progress_bar=show),
+                                     dtype=np.float32)
+                if out is None:
+                    out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+                out[group] = vectors
+        return out
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         return [len(ids) for ids in self.model.tokenizer(list(texts), truncation=False)["input_ids"]]

@@ -1,7 +1,8 @@
-"""The SgTS protocol's core: the balanced sentence set of a binary-labelled split, its pairs, their score.
+"""The SgTS protocol, whole, as one evaluator (`SgTSEvaluator`): the balanced sentence set of a binary-labelled
+split, its pairs, their score and the score's resampling units.
 
-Shared by the SgTS tasks (`sentibench.tasks.sgts`, on test splits) and by trainers that select
-checkpoints on validation SgTS, so neither models nor tasks import the other. Three pair designs over one
+Used by the SgTS tasks (`sentibench.tasks.sgts`, on test splits) and by trainers that select checkpoints on
+validation SgTS (`sgts_on_split`), so neither models nor tasks import the other. Three pair designs over one
 balanced sentence set (`balanced_sentences`); the task module's docstring and docs/tasks.md spell each out:
 - "all-pairs" (default): every unordered pair of the set; no pair-sampling noise at all;
 - "sampled": `n_pairs` balanced pairs drawn without replacement (`build_pairs`; protocol version 2);
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -21,6 +23,9 @@ import numpy as np
 from sentibench.core.errors import BenchError
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
+from sentibench.evaluation.evaluator import Scored
+from sentibench.evaluation.spearman import spearman_influence
+from sentibench.evaluation.units import LINEARISED, UnitValues
 
 N_PAIRS = 4000
 Design = Literal["all-pairs", "sampled", "paper"]
@@ -162,25 +167,57 @@ def pair_unit_sums(per_pair: np.ndarray, n: int) -> np.ndarray:
     return rows + columns
 
 
+@dataclass(frozen=True)
+class SgTSEvaluator:
+    """SgTS on one split under `design` (module docstring). The all-pairs design's main score carries its
+    units: the sentences, each pair weighted by the product of its two sentences' weights, so a sentence's
+    pseudo-value is rho + n * (the sum of its pairs' Spearman influences) (`spearman_influence`,
+    `pair_unit_sums`; the linearised bootstrap of `evaluation.units`). `n_pairs` is the "sampled" design's."""
+
+    texts: Sequence[str]
+    labels: Sequence[int]
+    seed: int
+    max_per_class: int | None = None
+    design: Design = "all-pairs"
+    n_pairs: int = N_PAIRS
+
+    def __call__(self, encoder: Encoder, batch_size: int = 32, intervals: bool = True) -> Scored:
+        if self.design == "all-pairs":
+            return self._all_pairs(encoder, batch_size, intervals)
+        if self.design == "sampled":
+            pairs = build_pairs(self.labels, self.seed, n_pairs=self.n_pairs, max_per_class=self.max_per_class)
+        elif self.design == "paper":
+            pairs = paper_pairs(self.labels, self.seed, max_per_class=self.max_per_class)
+        else:
+            raise BenchError(f"unknown SgTS design '{self.design}'; choose one of {', '.join(DESIGNS)}")
+        texts = self.texts
+        used = sorted({i for i, _, _ in pairs} | {j for _, j, _ in pairs})
+        vectors = dict(zip(used, encoder.encode([texts[i] for i in used], batch_size=batch_size)))
+        scores = sgts_scores(np.stack([vectors[i] for i, _, _ in pairs]),
+                             np.stack([vectors[j] for _, j, _ in pairs]), [gold for _, _, gold in pairs])
+        details = {"design": self.design, "n_pairs": len(pairs), "n_same": sum(g for _, _, g in pairs),
+                   "pair_seed": self.seed, "pairs_hash": pairs_hash(texts, pairs), "n_sentences": len(used),
+                   **_truncation(encoder, [texts[i] for i in used])}
+        return Scored(scores, details)
+
+    def _all_pairs(self, encoder: Encoder, batch_size: int, intervals: bool) -> Scored:
+        details, cosines, gold = sgts_all_pairs(encoder, self.texts, self.labels, self.seed, self.max_per_class,
+                                                batch_size)
+        if not intervals:
+            return Scored(metrics.correlations(cosines, gold), details)
+        scores = metrics.correlations(cosines, gold, spearman=False)
+        if scores["cosine_pearson"] is None:  # constant cosines or gold: no correlation, no units
+            return Scored(scores, details)
+        rho, per_pair = spearman_influence(cosines, gold)
+        n = details["n_sentences"]
+        scores["cosine_spearman"] = rho
+        units = UnitValues(rho + n * pair_unit_sums(per_pair, n), "sentence", LINEARISED, details["sentences_hash"])
+        return Scored(scores, details, units)
+
+
 def sgts_on_split(encoder: Encoder, texts: Sequence[str], labels: Sequence[int], seed: int,
                   max_per_class: int | None = None, n_pairs: int = N_PAIRS,
                   batch_size: int = 32, design: Design = "all-pairs") -> tuple[dict, dict]:
-    """SgTS of `encoder` on one split under `design` (module docstring); returns (scores, details).
-    `n_pairs` applies to the "sampled" design only."""
-    if design == "all-pairs":
-        details, cosines, gold = sgts_all_pairs(encoder, texts, labels, seed, max_per_class, batch_size)
-        return metrics.correlations(cosines, gold), details
-    if design == "sampled":
-        pairs = build_pairs(labels, seed, n_pairs=n_pairs, max_per_class=max_per_class)
-    elif design == "paper":
-        pairs = paper_pairs(labels, seed, max_per_class=max_per_class)
-    else:
-        raise BenchError(f"unknown SgTS design '{design}'; choose one of {', '.join(DESIGNS)}")
-    used = sorted({i for i, _, _ in pairs} | {j for _, j, _ in pairs})
-    vectors = dict(zip(used, encoder.encode([texts[i] for i in used], batch_size=batch_size)))
-    scores = sgts_scores(np.stack([vectors[i] for i, _, _ in pairs]), np.stack([vectors[j] for _, j, _ in pairs]),
-                         [gold for _, _, gold in pairs])
-    details = {"design": design, "n_pairs": len(pairs), "n_same": sum(g for _, _, g in pairs), "pair_seed": seed,
-               "pairs_hash": pairs_hash(texts, pairs), "n_sentences": len(used),
-               **_truncation(encoder, [texts[i] for i in used])}
-    return scores, details
+    """(scores, details) of `SgTSEvaluator` without units: a trainer's validation score."""
+    scored = SgTSEvaluator(texts, labels, seed, max_per_class, design, n_pairs)(encoder, batch_size, intervals=False)
+    return scored.scores, scored.details

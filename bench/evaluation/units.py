@@ -11,20 +11,17 @@ unit (a test item, a query, an STS pair, an SgTS sentence) whose mean is the sco
   theta + mean_s (w*_s - 1) L_s, the first-order expansion of the statistic recomputed on the resample. It
   needs no re-ranking per resample, so an SgTS interval over millions of pairs costs a few passes over
   them (`evaluation.spearman`); tests check it against the recomputed bootstrap.
-A result's unit values are stored beside its JSON (`units_path`), so paired comparisons can read them.
+A result's unit values are stored beside its JSON by the results layer (`results.unit_values_file`), so paired
+comparisons can read them.
 """
 
 from __future__ import annotations
 
-import io
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from sentibench.core.hashing import digest
-from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, refuse_larger
 
 MEAN = "percentile bootstrap of the mean"
 LINEARISED = "linearised bootstrap (infinitesimal-jackknife pseudo-values), percentile interval"
@@ -38,27 +35,6 @@ class UnitValues:
     unit: str            # what one unit is, e.g. "test item", "query", "sentence"
     method: str          # how the interval resamples them: MEAN or LINEARISED
     units_hash: str      # identifies the units (and their order): paired comparisons need equal hashes
-
-    def save(self, path: Path) -> None:
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, values=np.asarray(self.values, dtype=np.float32),
-                            meta=np.frombuffer(json.dumps({"unit": self.unit, "method": self.method,
-                                                           "units_hash": self.units_hash}).encode(), dtype=np.uint8))
-        atomic_write_bytes(path, buffer.getvalue())
-
-    @classmethod
-    def load(cls, path: Path) -> UnitValues:
-        """The values saved at `path`; a file over `UNITS_MAX_BYTES` is a one-line error, unread."""
-        refuse_larger(path, UNITS_MAX_BYTES, "unit-values file", "; delete it and rerun its task with "
-                      "--overwrite-strategy always")
-        with np.load(path, allow_pickle=False) as stored:
-            meta = json.loads(stored["meta"].tobytes().decode())
-            return cls(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])
-
-
-def units_path(result_path: Path) -> Path:
-    """Where a result's unit values live: beside its JSON, `<task>.units.npz`."""
-    return Path(result_path).with_suffix(".units.npz")
 
 
 def mean_units(values: np.ndarray, unit: str, ids: object) -> UnitValues:

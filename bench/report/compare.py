@@ -25,9 +25,9 @@ from tabulate import tabulate
 
 from sentibench.core.errors import BenchError
 from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, paired_bootstrap
-from sentibench.evaluation.units import UnitValues, units_path
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import ResultStore
+from sentibench.results.unit_values_file import result_units
 
 ASO_SEED = 0
 
@@ -75,11 +75,10 @@ def compare_task(a: TaskResult, b: TaskResult, aso: bool = True) -> Comparison:
     seeds_a, seeds_b = _seed_scores(a), _seed_scores(b)
     if seeds_a is not None and seeds_b is not None:
         return _compare_seeds(row, seeds_a, seeds_b, aso)
-    path_a, path_b = units_path(a.path), units_path(b.path)
-    if not (path_a.exists() and path_b.exists()):
+    units_a, units_b = result_units(a), result_units(b)
+    if units_a is None or units_b is None:
         row.note = "no unit values stored (rerun the task to record them)"
         return row
-    units_a, units_b = UnitValues.load(path_a), UnitValues.load(path_b)
     if units_a.units_hash != units_b.units_hash:
         row.note = (f"not compared: different evaluation units ({_plural(units_a.unit)} hash {units_a.units_hash[:8]} "
                     f"vs {units_b.units_hash[:8]})")

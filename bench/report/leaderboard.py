@@ -38,9 +38,9 @@ from sentibench.results.store import ResultStore, current
 from sentibench.results.task_result import (
     VERIFICATION_FILE,
     check_one_weights_per_folder,
-    file_bytes,
     verified_for,
 )
+from sentibench.results.unit_values_file import files_digest
 
 ALPHA = 0.05
 KINDS = ("pretrained", "trained here", "baseline")
@@ -170,23 +170,12 @@ class _PValues:
         except (OSError, ValueError):
             self.known = {}
         self.changed = False
-        self.read: dict[Path, bytes] = {}
 
-    def _bytes(self, path: Path) -> bytes:
-        """A file's bytes, read once per render (a column's best result is in every comparison of it)."""
-        if path not in self.read:
-            self.read[path] = file_bytes(path)
-        return self.read[path]
-
-    def _key(self, a: TaskResult, b: TaskResult) -> str:
+    @staticmethod
+    def _key(a: TaskResult, b: TaskResult) -> str:
         import hashlib
 
-        from sentibench.evaluation.units import units_path
-
-        digest = hashlib.sha256()
-        for path in (a.path, units_path(a.path), b.path, units_path(b.path)):
-            digest.update(self._bytes(path))
-        return digest.hexdigest()
+        return hashlib.sha256(files_digest(a) + files_digest(b)).hexdigest()
 
     def __call__(self, a: TaskResult, b: TaskResult) -> float | None:
         key = self._key(a, b)
@@ -266,12 +255,14 @@ def _model_labels(results: list[TaskResult]) -> dict[Path, str]:
     revisions: dict[str, set[str]] = defaultdict(set)
     for result in results:
         revisions[name(result)].add(revision(result))
-    labels = {}
+    labels, verified = {}, {}
     for result in results:
-        model = name(result)
+        model, folder = name(result), result.path.parent
+        if folder not in verified:  # one verification record per folder
+            verified[folder] = verification_label(folder)
         label = model if len(revisions[model]) == 1 else f"{model}@{revision(result)}"
         labels[result.path] = (label + ("" if _dtype(result) == "float32" else f" ({_dtype(result)})")
-                               + verification_label(result.path.parent))
+                               + verified[folder])
     return labels
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import file_bytes
+from sentibench.results.unit_values_file import files_digest, result_units
 from sentibench.tasks.benchmarks import Benchmark
 
 HEADLINE = "sgts"  # the benchmark's headline group: first in every listing
@@ -129,10 +129,8 @@ def benchmark_groups(benchmark: Benchmark) -> dict[str, list[str]]:
 
 
 def _unit_values(result: TaskResult) -> np.ndarray | None:
-    from sentibench.evaluation.units import UnitValues, units_path
-
-    path = units_path(result.path)
-    return UnitValues.load(path).values if path.exists() else None
+    units = result_units(result)
+    return None if units is None else units.values
 
 
 def group_mean(results: list[TaskResult]) -> GroupMean:
@@ -185,12 +183,9 @@ class _CachedMeans:
 
     @staticmethod
     def _key(results: list[TaskResult]) -> str:
-        from sentibench.evaluation.units import units_path
-
         digest = hashlib.sha256()
         for result in results:
-            for path in (result.path, units_path(result.path)):
-                digest.update(file_bytes(path))
+            digest.update(files_digest(result))
         return digest.hexdigest()
 
     def __call__(self, results: list[TaskResult]) -> GroupMean:
@@ -215,11 +210,8 @@ class _CachedMeans:
 def _axis_units(result: TaskResult) -> tuple[np.ndarray, str] | None:
     """A result's resampling units and what identifies them: the stored unit values (their hash), or a few-shot
     task's per-seed main scores (the seeds); None when it has neither."""
-    from sentibench.evaluation.units import UnitValues, units_path
-
-    path = units_path(result.path)
-    if path.exists():
-        units = UnitValues.load(path)
+    units = result_units(result)
+    if units is not None:
         return units.values, units.units_hash
     metric, seeds = result.provenance.task.main_score, result.provenance.details.per_seed or []
     values = [run.metric(metric) for run in seeds] if metric else []
@@ -247,12 +239,9 @@ def cached_task_replicates(results: list[TaskResult], resamples: int, seed: int)
     when it is read back whole: the right shape, float64, every value finite; else it is computed again."""
     from sentibench.core.io import atomic_write_bytes
     from sentibench.core.paths import cache_dir
-    from sentibench.evaluation.units import units_path
-
     digest = hashlib.sha256(f"{seed}:{resamples}".encode())
     for result in results:
-        for path in (result.path, units_path(result.path)):
-            digest.update(file_bytes(path))
+        digest.update(files_digest(result))
     stored = cache_dir() / "leaderboard-replicates" / f"{digest.hexdigest()}.npy"
     try:
         known = np.load(stored, allow_pickle=False)

@@ -18,7 +18,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from sentibench.core.seeds import SEED_LIMIT
-from sentibench.evaluation.bootstrap import t_interval
 
 FIRST_TASK_VERSION = 1
 """The task protocol version of results made before tasks recorded one."""
@@ -26,6 +25,8 @@ FIRST_TASK_VERSION = 1
 Number = Annotated[float, Field(allow_inf_nan=False)]
 MainScore = Annotated[float, Field(allow_inf_nan=False, ge=-1.0, le=1.0)]
 Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
+INTERVAL_SLACK = 1e-9
+"""How far outside its recorded interval a main score may lie on read (float rounding, nothing more)."""
 
 
 class Block(BaseModel):
@@ -158,6 +159,8 @@ class TaskResult(Typed):
     kg_co2_emissions: Number | None = None
     sentibench: Provenance = Field(default_factory=Provenance)
     _path: Path | None = PrivateAttr(default=None)
+    _json_sha256: bytes | None = PrivateAttr(default=None)  # of the bytes it was read from
+    _files_digest: bytes | None = PrivateAttr(default=None)  # results.unit_values_file.files_digest
 
     @model_validator(mode="after")
     def _main_split_scored(self) -> TaskResult:
@@ -166,11 +169,29 @@ class TaskResult(Typed):
             raise ValueError(f"main_split '{split}' has no scores")
         return self
 
+    @model_validator(mode="after")
+    def _interval_holds_the_score(self) -> TaskResult:
+        """The interval was computed when the result was written; read back, it is checked, never recomputed:
+        both bounds or neither, low <= high, and the main score inside (every sentibench interval is a
+        percentile bootstrap or a Student's t interval around the score it belongs to)."""
+        interval, score = self.sentibench.details.confidence_interval, self.main_score()
+        if interval is None or (interval.low is None and interval.high is None):
+            return self
+        if interval.low is None or interval.high is None:
+            raise ValueError("confidence_interval has one bound: give both or neither")
+        if interval.low > interval.high:
+            raise ValueError(f"confidence_interval low {interval.low} is above high {interval.high}")
+        if score is not None and not interval.low - INTERVAL_SLACK <= score <= interval.high + INTERVAL_SLACK:
+            raise ValueError(f"main score {score} lies outside its confidence interval "
+                             f"[{interval.low}, {interval.high}]")
+        return self
+
     @property
     def path(self) -> Path:
-        if self._path is None:
+        path = self.__pydantic_private__["_path"]  # direct: the board asks thousands of times
+        if path is None:
             raise ValueError(f"result {self.task_name} was not read from a file")
-        return self._path
+        return path
 
     @property
     def provenance(self) -> Provenance:
@@ -186,15 +207,9 @@ class TaskResult(Typed):
         return self.scores[self.main_split][0].main_score
 
     def confidence_interval(self) -> Interval | None:
-        """The main score's interval: the one recorded, else (results made before intervals were recorded)
-        Student's t over the per-seed scores the result holds, computed now; None when neither exists."""
-        details, metric = self.sentibench.details, self.sentibench.task.main_score
-        if details.confidence_interval is not None:
-            return details.confidence_interval
-        seeds = [run.metric(metric) for run in details.per_seed or []] if metric else []
-        if seeds and all(value is not None for value in seeds):
-            return Interval(**t_interval(seeds), computed_from="per_seed, when read")
-        return None
+        """The main score's interval as recorded when the result was written (checked on read); None for a
+        result made before intervals were recorded (`bench run --overwrite-strategy always` records one)."""
+        return self.sentibench.details.confidence_interval
 
     @property
     def smoke(self) -> bool:

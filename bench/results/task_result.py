@@ -123,21 +123,24 @@ def write_result(path: Path, result: TaskResult) -> None:
 
 def read_result(path: Path) -> TaskResult:
     """A result file, validated, or a one-line error naming the file and what is wrong with it (a file over
-    `JSON_MAX_BYTES` is refused unread)."""
+    `JSON_MAX_BYTES` is refused unread). Parsed and validated in one pass by pydantic-core (UTF-8, nesting
+    limited); the sha256 of the bytes read is kept on the result (`results.unit_values_file.files_digest`)."""
     try:
         refuse_larger(path, JSON_MAX_BYTES, "result file", "; delete it or rerun with --overwrite-strategy always")
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BenchError(f"result file {path} does not parse ({error.msg if hasattr(error, 'msg') else error}); "
-                         "delete it or rerun with --overwrite-strategy always") from None
+        raw = Path(path).read_bytes()
     except OSError as error:
         raise BenchError(f"result file {path} cannot be read ({error.strerror})") from None
     try:
-        result = TaskResult.model_validate(data)
+        result = TaskResult.model_validate_json(raw)
     except ValidationError as error:
+        problem = next((e for e in error.errors() if e["type"] == "json_invalid"), None)
+        if problem is not None:
+            raise BenchError(f"result file {path} does not parse ({problem['msg'].removeprefix('Invalid JSON: ')}); "
+                             "delete it or rerun with --overwrite-strategy always") from None
         raise BenchError(f"result file {path} is not a valid result ({one_line(error)}); "
                          "delete it or rerun with --overwrite-strategy always") from None
     result._path = Path(path)
+    result._json_sha256 = hashlib.sha256(raw).digest()
     return result
 
 

@@ -21,7 +21,7 @@ from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, r
 from sentibench.data.texts import every_text
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
-from sentibench.evaluation.units import UnitValues, units_path
+from sentibench.evaluation.units import UnitValues
 from sentibench.models import (
     card_for,
     describe,
@@ -46,9 +46,9 @@ from sentibench.results.task_result import (
     results_folder,
     task_result,
     weights_by_task,
-    write_result,
 )
 from sentibench.results.training_log import from_trace, write_training_log
+from sentibench.results.unit_values_file import write_result_files
 from sentibench.run.item_locks import ItemLocks
 from sentibench.tasks.base import EvalContext, Task
 
@@ -294,16 +294,33 @@ def _jobs(items: list[RunItem], model: str | ModelCard | InProcessModel, card: M
           settings: RunSettings) -> list[Job]:
     """A model's frozen-embedding items on one dataset form one job (one encoder, each distinct text encoded
     once), and each item that fine-tunes the model is a job of its own (it shares no vectors), so the largest
-    job is one dataset's frozen tasks, not all of a model's. Items stay in one job, in the order given, where
-    they share texts: a text's vector depends on the batch it is encoded in (last digits), so the items that
-    read it must encode it in the same order as one job would, for results identical to a run of one job
-    per model. A fine-tuning job asks for no GPU: it fans its seeds out, and they ask for one (a job holding
-    the GPU while it waits for its own seeds would deadlock a one-GPU cluster)."""
+    job is one dataset's frozen tasks, not all of a model's. A model whose vectors are batch-invariant
+    (`_batch_invariant`) runs one job per dataset whatever the datasets share: a text's vector is the same in
+    any job. Any other encoder's vector may depend on the batch it is encoded in (last digits), so items
+    stay in one job, in the order given, where their datasets share texts: the items that read a text encode
+    it in the same order as one job would, for results identical to a run of one job per model. A
+    fine-tuning job asks for no GPU: it fans its seeds out, and they ask for one (a job holding the GPU while
+    it waits for its own seeds would deadlock a one-GPU cluster)."""
     datasets = {item.task.metadata.dataset: get_spec(item.task.metadata.dataset) for item in items}
     work = partial(evaluate_items, model=model, card=card, settings=settings, datasets=datasets)
     frozen = [item for item in items if not item.task.metadata.fine_tunes]
-    return ([Job(group, work) for group in _sharing_texts(frozen)]
+    if _batch_invariant(model, card, settings):
+        by_dataset: dict[str, list[RunItem]] = {}
+        for item in frozen:
+            by_dataset.setdefault(item.task.metadata.dataset, []).append(item)
+        groups = [tuple(group) for group in by_dataset.values()]
+    else:
+        groups = _sharing_texts(frozen)
+    return ([Job(group, work) for group in groups]
             + [Job((item,), work) for item in items if item.task.metadata.fine_tunes])
+
+
+def _batch_invariant(model: str | ModelCard | InProcessModel, card: ModelCard, settings: RunSettings) -> bool:
+    """Whether every vector of this run is a function of its text alone: a card of a kind that declares it
+    (`ModelKind.batch_invariant`: unpadded forward passes, `embed.encoders.equal_length_batches`), in float32
+    (where it was verified), loaded by the harness itself (not an in-process object, nor a test's factory)."""
+    return (settings.encoder_factory is None and not isinstance(model, InProcessModel) and card.dtype == "float32"
+            and model_kind(card.loader).batch_invariant)
 
 
 def _sharing_texts(items: list[RunItem]) -> list[tuple[RunItem, ...]]:
@@ -371,11 +388,7 @@ def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed,
     report.encoded += outcome.encoded
     if outcome.result is not None:
         guard.check(item.path, outcome.result)
-        if outcome.units is not None:  # first: a result never points at missing unit values
-            outcome.units.save(units_path(item.path))
-        else:  # never leave an older run's values beside a new result
-            units_path(item.path).unlink(missing_ok=True)
-        write_result(item.path, outcome.result)
+        write_result_files(item.path, outcome.result, outcome.units)
         trace = traces.pop(item.path.parent, None)
         if trace is not None:
             write_training_log(item.path.parent, from_trace(trace, recorded_weights(outcome.result)))

@@ -21,12 +21,11 @@ from typing import Any
 
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
-from sentibench.evaluation.units import units_path
 from sentibench.models import card_for, load_encoder
 from sentibench.models.catalog.cards import ModelCard
 from sentibench.models.catalog.trained import DONE_FILE, current_checkpoint, train, trained_with
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import write_result
+from sentibench.results.unit_values_file import write_result_files
 from sentibench.run.runner import EncoderPool, evaluate_one
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.registry import resolve
@@ -69,9 +68,7 @@ def _score(configuration: Configuration, card: ModelCard, folder: Path, device: 
                           load_encoder=EncoderPool({card.name: encoder}, device, True).get)
     result, unit_values = evaluate_one(card, encoder, task, context)
     path = folder / f"{task.name}.json"
-    if unit_values is not None:  # first, as the runner does: a result never points at missing unit values
-        unit_values.save(units_path(path))
-    write_result(path, result)
+    write_result_files(path, result, unit_values)
     return result
 
 

@@ -43,12 +43,12 @@ from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
 from sentibench.embed.weights_safety import check_weights_folder
-from sentibench.evaluation.units import units_path
 from sentibench.models.catalog.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.catalog.kinds import model_kind
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import ResultStore
 from sentibench.results.task_result import recorded_weights, result_path
+from sentibench.results.unit_values_file import result_files
 from sentibench.submission.archive import write_zip
 from sentibench.submission.reproduce import check_against_catalog
 from sentibench.tasks.benchmarks import Benchmark, get_benchmark, required_tasks
@@ -253,9 +253,8 @@ def submit(name: str, results_root: Path, output: Path, with_weights: bool = Fal
         copied = results_folder(tmp / "results", card)
         copied.mkdir(parents=True)
         for result in results:
-            for path in (result.path, units_path(result.path)):
-                if path.is_file():
-                    shutil.copyfile(path, copied / path.name)
+            for path in result_files(result):
+                shutil.copyfile(path, copied / path.name)
         atomic_write_json(tmp / MANIFEST, manifest_for(tmp, card, benchmark))
         if archive:  # zipped before the folder is renamed into place: both are written, or neither
             write_zip(tmp, zipped, name=card.name)

@@ -46,7 +46,6 @@ from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
 from sentibench.core.provenance import git_commit
 from sentibench.embed.weights_safety import confined, weights_folder_problems
-from sentibench.evaluation.units import units_path
 from sentibench.models.catalog.card_schema import ModelCard, recipe_kind, validate_card
 from sentibench.models.catalog.cards import check_card_file, load_card_yaml, packaged_cards
 from sentibench.models.catalog.kinds import model_kind
@@ -54,6 +53,7 @@ from sentibench.report.leaderboard import render
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import ResultStore
 from sentibench.results.task_result import LEGACY_BENCHMARK, VERIFICATION_FILE
+from sentibench.results.unit_values_file import result_files
 from sentibench.submission.archive import safe_extract
 from sentibench.submission.merged import install, store_weights
 from sentibench.submission.reproduce import Reproduction, reproduce
@@ -173,9 +173,9 @@ def choose(results: list[TaskResult], fraction: float, minimum: int, seed: int) 
 
 def _stage(folder: Path, card: ModelCard, staged: Path, record: dict) -> None:
     """Copy the results (with their unit values), the card and the verification record into `staged`."""
-    for path in sorted(results_folder(folder / "results", card).glob("*.json")):
-        for source in (path, units_path(path)):
-            if source.is_file():
+    for result in ResultStore.load(folder / "results").results:
+        if result.path.parent == results_folder(folder / "results", card):
+            for source in result_files(result):
                 shutil.copyfile(source, staged / source.name)
     shutil.copyfile(folder / CARD_FILE, staged / CARD_FILE)
     atomic_write_json(staged / VERIFICATION_FILE, record)

@@ -7,8 +7,10 @@ name: whether it loads weights from a folder (hashed into the cache key and ever
 can be a transformers checkpoint (loaded lazily, fine-tuned, run in bfloat16), whether it learns from the task
 dataset's train split before encoding (bag-of-words), whether it is trained here from a recipe on first use,
 whether it is a baseline without pretrained weights (the board's "baseline" rows), whether a card file may name
-it, and its frameworks in mteb's `ModelMeta`. A new kind (static word vectors, an ONNX graph, a remote API) is
-one module that calls `register_model_kind` and one entry point in the `sentibench.model_kinds` group.
+it, whether its vectors are batch-invariant (a text's vector never depends on the texts encoded with it, so the
+runner may split a model's work by dataset freely: issue 45), and its frameworks in mteb's `ModelMeta`. A new
+kind (static word vectors, an ONNX graph, a remote API) is one module that calls `register_model_kind` and one
+entry point in the `sentibench.model_kinds` group.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class ModelKind:
     from_recipe: bool = False               # trained here from the card's recipe on first use
     baseline: bool = False                  # no pretrained weights: a baseline on the board
     in_card_files: bool = True              # a card file may name it
+    batch_invariant: bool = False           # a text's vector never depends on its batch-mates (issue 45)
     mteb_framework: tuple[str, ...] = ("PyTorch", "Transformers")
 
     def build_encoder(self, card: ModelCard, device: str | None) -> Encoder:
@@ -78,20 +81,25 @@ def recorded_kind(loader: Any) -> ModelKind | None:
 
 
 CHECKPOINT = "sentibench.models.catalog.loaders:checkpoint_encoder"
+"""Builds a `TransformerEncoder` or a `SentenceTransformerEncoder`, both batch-invariant (unpadded one-thread passes
+of texts of one token length: `embed.encoders`, tests/test_batch_invariance.py), or, for a folder a method saved
+(the `trained` kind, as `local_folder_card` names it), the method's own module, which is not declared so."""
 for _kind in (
     ModelKind("sentence-transformers", "a sentence-transformers folder (package, registry files or hub id)",
-              CHECKPOINT, mteb_framework=("Sentence Transformers", "PyTorch")),
-    ModelKind("transformers", "a transformers checkpoint with the card's pooling", CHECKPOINT, card_pooling=True),
+              CHECKPOINT, mteb_framework=("Sentence Transformers", "PyTorch"), batch_invariant=True),
+    ModelKind("transformers", "a transformers checkpoint with the card's pooling", CHECKPOINT, card_pooling=True,
+              batch_invariant=True),
     ModelKind("onnx-bert", "a BERT ONNX graph converted to a transformers checkpoint once", CHECKPOINT,
-              card_pooling=True, weights_folder="sentibench.models.catalog.loaders:converted_onnx_folder"),
+              card_pooling=True, weights_folder="sentibench.models.catalog.loaders:converted_onnx_folder",
+              batch_invariant=True),
     ModelKind("trained", "a checkpoint trained here from the card's recipe (on first use)", CHECKPOINT,
-              from_recipe=True),
+              from_recipe=True),  # not declared batch-invariant: a method may save its own module (an LSTM)
     ModelKind("bow", "bag-of-words (TF-IDF + SVD) fit on each task's train split",
               "sentibench.models.catalog.baselines:bow_encoder",
               weights=False, transformer=False, fits_on_train=True, baseline=True, mteb_framework=("NumPy",)),
     ModelKind("random", "Gaussian vectors seeded by the text (chance level)",
               "sentibench.models.catalog.baselines:random_encoder",
-              weights=False, transformer=False, baseline=True, mteb_framework=("NumPy",)),
+              weights=False, transformer=False, baseline=True, mteb_framework=("NumPy",), batch_invariant=True),
     ModelKind("in-process", "an object the user holds, passed to `runner.run` (never in a card file)", "",
               transformer=False, in_card_files=False),
 ):

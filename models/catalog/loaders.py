@@ -236,16 +236,23 @@ def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
     return encoder
 
 
+BATCHING = "equal-length"  # `embed.encoders.equal_length_batches`; part of the cache key (`identity`)
+
+
 def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
     """Everything that changes this model's vectors (the embedding-cache key). The dtype is part of it;
-    float32 keys are those of releases before dtypes were offered (the cache always wrote "float32")."""
+    float32 keys are those of releases before dtypes were offered (the cache always wrote "float32"). A model
+    run through forward passes records `batching: equal-length` (issue 45: unpadded passes, each vector a
+    function of its text alone), so vectors of the padded batches of earlier releases, which depended on
+    their batch-mates in the last digits, are never mixed with them."""
     ident: dict[str, Any] = {"model": card.name, "loader": card.loader, "revision": card.revision,
                              "dtype": card.dtype}
     if isinstance(encoder, (TransformerEncoder, LazyTransformerEncoder)):
         ident.update(weights=_digest(weights_folder(card)), pooling=encoder.pooling,
-                     max_length=encoder.max_length, normalize=encoder.normalize)
+                     max_length=encoder.max_length, normalize=encoder.normalize, batching=BATCHING)
     elif model_kind(card.loader).weights:
-        ident.update(weights=_digest(weights_folder(card)), max_length=getattr(encoder, "max_length", None))
+        ident.update(weights=_digest(weights_folder(card)), max_length=getattr(encoder, "max_length", None),
+                     batching=BATCHING)
     return ident
 
 

@@ -1,0 +1,80 @@
+"""A result's unit-values sidecar, `<task>.units.npz` beside its JSON: written and read here alone, so the
+runner, the sweep, the board, `bench compare` and submissions share one format (issue 43: the results layer
+owns every file a result is made of). The values are `evaluation.units.UnitValues`; the file holds them as
+float32 with their unit, resampling method and units hash.
+
+`write_result_files` writes a result with its sidecar in the order a reader can trust: the sidecar first (a
+result never points at missing unit values), an older sidecar removed when the new result has none, the JSON
+last. `files_digest` is the sha256 of a result's JSON and sidecar bytes, computed once per read result: the
+keys of the board's caches, which are pure functions of those files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, refuse_larger
+from sentibench.evaluation.units import UnitValues
+from sentibench.results.schema import TaskResult
+from sentibench.results.task_result import file_bytes, write_result
+
+SUFFIX = ".units.npz"
+
+
+def units_path(result_path: Path) -> Path:
+    """Where a result's unit values live: beside its JSON, `<task>.units.npz`."""
+    return Path(result_path).with_suffix(SUFFIX)
+
+
+def save_units(path: Path, units: UnitValues) -> None:
+    buffer = io.BytesIO()
+    meta = json.dumps({"unit": units.unit, "method": units.method, "units_hash": units.units_hash}).encode()
+    np.savez_compressed(buffer, values=np.asarray(units.values, dtype=np.float32),
+                        meta=np.frombuffer(meta, dtype=np.uint8))
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def load_units(path: Path) -> UnitValues:
+    """The values saved at `path`; a file over `UNITS_MAX_BYTES` is a one-line error, unread."""
+    refuse_larger(path, UNITS_MAX_BYTES, "unit-values file", "; delete it and rerun its task with "
+                  "--overwrite-strategy always")
+    with np.load(path, allow_pickle=False) as stored:
+        meta = json.loads(stored["meta"].tobytes().decode())
+        return UnitValues(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])
+
+
+def result_units(result: TaskResult) -> UnitValues | None:
+    """The unit values stored beside a read result, or None when it has none."""
+    path = units_path(result.path)
+    return load_units(path) if path.exists() else None
+
+
+def write_result_files(path: Path, result: TaskResult, units: UnitValues | None) -> None:
+    """The result at `path` with its unit values (or none): sidecar first, JSON last."""
+    if units is not None:
+        save_units(units_path(path), units)
+    else:  # never leave an older run's values beside a new result
+        units_path(path).unlink(missing_ok=True)
+    write_result(path, result)
+
+
+def result_files(result: TaskResult) -> list[Path]:
+    """The files a read result is made of: its JSON, and its sidecar when it has one."""
+    return [path for path in (result.path, units_path(result.path)) if path.is_file()]
+
+
+def files_digest(result: TaskResult) -> bytes:
+    """sha256 over the result's JSON bytes and its sidecar's bytes (b"-" for none), remembered on the read
+    result, so a board that keys three caches by the same results reads each file once."""
+    known = result._files_digest
+    if known is None:
+        digest = hashlib.sha256(result._json_sha256 or hashlib.sha256(file_bytes(result.path)).digest())
+        digest.update(hashlib.sha256(file_bytes(units_path(result.path))).digest())
+        known = digest.digest()
+        result._files_digest = known
+    return known
