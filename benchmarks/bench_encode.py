@@ -11,7 +11,9 @@ ratios, for short texts (MR sentences) and long texts (IMDB reviews, cut at 256 
 token positions each side computes (its forward passes padded to their longest text: the harness batches
 by token count within its CPU token budget, sentence-transformers by character count) against the real
 tokens, and each side's achieved GFLOP/s against a matmul probe of the same dtype timed in the same
-process after every pair. Pairs: harness vs sentence-transformers' own `encode` (float32); harness vs the
+process after every pair. Pairs: harness (unpadded one-thread passes of equal-length texts, batch-invariant:
+issue 45) vs harness-padded (the padded, intra-op-threaded batches of earlier releases: what batch invariance
+costs); harness vs sentence-transformers' own `encode` (float32); harness vs the
 harness running each batch of 32 as one forward pass (the effect of the CPU token budget,
 `sentibench.embed.encoders.CPU_TOKENS_PER_FORWARD`); harness bfloat16 vs harness float32 (with the largest
 coordinate difference and the smallest cosine between the two vectors of a text; `--skip bf16` leaves it
@@ -172,7 +174,7 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.embed.encoders import token_budget_batches
+    from sentibench.embed.encoders import equal_length_batches, token_budget_batches
     from sentibench.models.catalog.cards import get_card
     from sentibench.models.catalog.loaders import build_encoder, weights_folder
 
@@ -181,6 +183,9 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     f32 = build_encoder(card, device="cpu")
     one_pass = build_encoder(card, device="cpu")
     one_pass.tokens_per_forward = None  # the whole batch in one forward pass: the token budget's effect
+    one_pass.equal_lengths = False
+    padded = build_encoder(card, device="cpu")
+    padded.equal_lengths = False  # the padded batches (intra-op threads) before issue 45: batch invariance's cost
     with_bf16 = "bf16" not in args.skip
     bf16 = build_encoder(replace(card, dtype="bfloat16"), device="cpu") if with_bf16 else None
     st = SentenceTransformer(str(weights_folder(card)), device="cpu")
@@ -188,6 +193,7 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     encoders = {
         "harness": lambda texts: f32.encode(texts, batch_size=BATCH, show_progress_bar=False),
         "harness-one-pass": lambda texts: one_pass.encode(texts, batch_size=BATCH, show_progress_bar=False),
+        "harness-padded": lambda texts: padded.encode(texts, batch_size=BATCH, show_progress_bar=False),
         "harness-bf16": lambda texts: bf16.encode(texts, batch_size=BATCH, show_progress_bar=False),  # if built
         "sentence-transformers": lambda texts: st.encode(texts, batch_size=BATCH, convert_to_numpy=True,
                                                          show_progress_bar=False),
@@ -198,7 +204,8 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     for kind, texts in benchmark_texts(args.short, args.long, smoke=args.smoke).items():
         lengths = [len(ids) for ids in f32.tokenizer(texts, truncation=True, max_length=f32.max_length)["input_ids"]]
         by_chars = [int(i) for i in np.argsort([-len(t) for t in texts])]  # sentence-transformers' order
-        passes = {"harness": token_budget_batches(lengths, BATCH, f32.tokens_per_forward),
+        passes = {"harness": equal_length_batches(lengths, BATCH, f32.tokens_per_forward),
+                  "harness-padded": token_budget_batches(lengths, BATCH, f32.tokens_per_forward),
                   "harness-one-pass": token_budget_batches(lengths, BATCH, None),
                   "sentence-transformers": [by_chars[i:i + BATCH] for i in range(0, len(by_chars), BATCH)]}
         passes["harness-bf16"] = passes["harness"]
@@ -207,7 +214,7 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
         st_diff = float(np.abs(encoders["sentence-transformers"](texts) - reference).max())
         low = encoders["harness-bf16"](texts) if with_bf16 else None
         comparisons = {}
-        pairs = [("harness", "sentence-transformers"), ("harness", "harness-one-pass")]
+        pairs = [("harness", "harness-padded"), ("harness", "sentence-transformers"), ("harness", "harness-one-pass")]
         pairs += [("harness-bf16", "harness")] if with_bf16 else []
         for a, b in pairs:
             result = interleaved(encoders, a, b, texts, args.pairs,

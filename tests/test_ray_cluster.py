@@ -57,6 +57,7 @@ class Paced(Task):
 
     inner: Task
     log: Path
+    pace: float = PACE_S
 
     def __post_init__(self) -> None:
         self.metadata = self.inner.metadata
@@ -64,7 +65,7 @@ class Paced(Task):
     def evaluate(self, encoder, context) -> Evaluation:
         with self.log.open("a") as handle:
             handle.write(f"{os.environ.get(MARKER, 'driver')} {self.name}\n")
-        time.sleep(PACE_S)
+        time.sleep(self.pace)
         return self.inner.evaluate(encoder, context)
 
 
@@ -96,7 +97,8 @@ def cluster():
             where = (["--head", f"--port={port}", "--include-dashboard=false",
                       '--system-config={"health_check_period_ms": 1000, "health_check_failure_threshold": 3}']
                      if name == "head" else [f"--address={address}"])
-            node_env = {**base, MARKER: marker, "RAY_AUTH_MODE": "token"}  # a node joins with the token too
+            node_env = {**base, MARKER: marker, "RAY_AUTH_MODE": "token",  # a node joins with the token too
+                        "SENTIBENCH_HOME": str(root / name / "home")}  # each node its own caches, as machines
             done = subprocess.run([*ray, *where, f"--temp-dir={root / name}"], env=node_env,
                                   capture_output=True, text=True, timeout=120)
             assert done.returncode == 0, f"ray start ({name}) failed: {done.stderr[-2000:]}"
@@ -202,3 +204,95 @@ def test_a_port_that_is_not_a_ray_head_is_one_line_within_seconds():
         with pytest.raises(BenchError, match="is not a Ray head .it does not speak gRPC."):
             check_reachable(f"127.0.0.1:{silent.getsockname()[1]}")
     assert time.monotonic() - started < 5
+
+
+# --- a real packaged model: the same bytes however the work was cut (issue 45) -------------------------------
+
+REAL_MODELS = ("all-minilm-l6-v2", "paraphrase-minilm-l3-v2")
+REAL_TASKS = ("sgts-mr", "retrieval-mr", "sgts-vader-tweets", "probe-vader-tweets")  # two jobs per model
+REAL_LIMIT = 24
+
+REAL_DRIVER = """
+import sys
+from pathlib import Path
+from sentibench.core.executors import LocalExecutor
+from sentibench.run.ray_executor import RayExecutor
+from sentibench.run.runner import run
+from sentibench.tasks.registry import resolve
+from test_ray_cluster import PACE_S, REAL_LIMIT, REAL_MODELS, REAL_TASKS, Paced
+
+out, address, log, cache = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), sys.argv[4] == "cache"
+local = address == "local"
+executor = LocalExecutor() if local else RayExecutor(address=address)
+tasks = [Paced(task, log, 0.0 if local else PACE_S) for task in resolve(list(REAL_TASKS))]  # paced: a node to stop
+report = run(list(REAL_MODELS), tasks, out, limit=REAL_LIMIT, executor=executor, use_cache=cache)
+print(f"written {len(report.written)} already done {len(report.skipped)} failed {report.failed}")
+sys.exit(1 if report.failed else 0)
+"""
+
+
+def drive_real(cluster: Cluster, out: Path, address: str, log: Path, home: Path, cache: bool = True
+               ) -> subprocess.Popen:
+    """A driver of the real workload with a home of its own: an embedding cache that starts empty, and the
+    prepared datasets and models of `home`'s sibling `prepared` when it exists (linked: prepared once)."""
+    prepared = home.parent / "prepared"
+    home.mkdir(exist_ok=True)
+    for entry in prepared.iterdir() if prepared.is_dir() else ():
+        if entry.name != "embeddings" and not (home / entry.name).exists():
+            (home / entry.name).symlink_to(entry)
+    env = {**cluster.env, "SENTIBENCH_HOME": str(home)}
+    return subprocess.Popen([sys.executable, "-c", REAL_DRIVER, str(out), address, str(log),
+                             "cache" if cache else "no-cache"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def every_byte(folder: Path) -> tuple[dict, dict]:
+    """What two runs of the same work must agree on exactly: the results (less their timing) and the bytes of
+    every unit-values file."""
+    units = {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*.units.npz"))}
+    return comparable_results(folder), units
+
+
+def test_a_real_model_gives_the_same_bytes_uncached_cached_on_ray_after_a_lost_node_and_a_resumed_driver(
+        cluster, tmp_path):
+    """all-MiniLM-L6-v2 and the ONNX-converted paraphrase-MiniLM-L3-v2 on four tasks (`--limit 24`), every node
+    and every driver with a home of its own (cold caches: a rerun node re-encodes its texts in other batches):
+    a local run without the cache, a local cached run, a Ray run, a Ray run that loses a worker node mid-job and
+    a Ray driver killed mid-run then resumed give the same scores and unit values to the byte."""
+    uncached = tmp_path / "uncached"
+    finish(drive_real(cluster, uncached, "local", tmp_path / "uncached.log", tmp_path / "prepared", cache=False))
+    reference = every_byte(uncached)
+    assert len(reference[0]) == len(REAL_MODELS) * len(REAL_TASKS) and len(reference[1]) == len(reference[0])
+
+    finish(drive_real(cluster, tmp_path / "local", "local", tmp_path / "local.log", tmp_path / "home-l"))
+    assert every_byte(tmp_path / "local") == reference
+    finish(drive_real(cluster, tmp_path / "ray", cluster.address, tmp_path / "ray.log", tmp_path / "home-r"))
+    assert every_byte(tmp_path / "ray") == reference
+
+    log = tmp_path / "lost.log"
+    driver = drive_real(cluster, tmp_path / "lost", cluster.address, log, tmp_path / "home-n")
+    workers = [marker for name, marker in cluster.markers.items() if name != "head"]
+    deadline, lost = time.monotonic() + 180, None
+    while lost is None and time.monotonic() < deadline:
+        assert driver.poll() is None, driver.communicate()
+        started = log.read_text().split() if log.exists() else []
+        lost = next((marker for marker in workers if marker in started and stop_cluster(marker) >= 2), None)
+        time.sleep(0.1)
+    assert lost is not None, "no worker node ran an item"
+    finish(driver, timeout=300)
+    assert every_byte(tmp_path / "lost") == reference
+
+    out, log = tmp_path / "resumed", tmp_path / "resumed.log"
+    driver = drive_real(cluster, out, cluster.address, log, tmp_path / "home-k")
+    try:
+        deadline = time.monotonic() + 180
+        while not list(out.rglob("*.json")) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.05)
+    finally:
+        driver.kill()
+        driver.communicate()
+    finished = {path: path.read_bytes() for path in out.rglob("*.json")}
+    assert 1 <= len(finished) < len(reference[0])
+    finish(drive_real(cluster, out, cluster.address, log, tmp_path / "home-k"), timeout=300)
+    assert {path: path.read_bytes() for path in finished} == finished, "finished items are not redone"
+    assert every_byte(out) == reference
