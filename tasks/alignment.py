@@ -12,33 +12,22 @@ L2-normalised; then, with the standard definitions (`sentibench.evaluation.metri
   uniformity lower-is-better, so the leaderboard and comparisons rank each metric in its own direction.
 These are over the whole sample, not per training batch: the SentiCSE repository's per-batch numbers are
 a different quantity. The definitions are written into every result's details. Confidence interval (of
-tolerance): the linearised bootstrap over sentences (`metrics.tolerance_pseudo_values`).
+tolerance): the linearised bootstrap over sentences (`metrics.tolerance_pseudo_values`). The protocol, whole, is
+`sentibench.evaluation.geometry.GeometryEvaluator`; this module holds the tasks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation import metrics
+from sentibench.evaluation.geometry import GeometryEvaluator
 from sentibench.evaluation.sampling import capped_indices, split_arrays
-from sentibench.evaluation.units import LINEARISED, UnitValues
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
-
-DEFINITIONS = {
-    "alignment": "mean over same-label pairs i<j of ||x_i - x_j||_2^2, x L2-normalised (Wang & Isola 2020, "
-                 "alpha=2); lower is better",
-    "uniformity": "log of the mean over all pairs i<j of exp(-2 ||x_i - x_j||_2^2) (Wang & Isola 2020, t=2); "
-                  "lower is more uniform",
-    "tolerance": "mean cosine over same-label pairs i<j (Wang & Liu 2021); higher is more tolerant",
-    "scope": "the whole evaluated sample, not per training batch",
-}
 
 
 @dataclass
@@ -51,19 +40,12 @@ class AlignmentUniformity(Task):
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         cap = min(c for c in (self.max_examples, context.limit) if c is not None)
         texts, labels = split_arrays(self.metadata.dataset, "test", cap, context.seed)
-        x = encoder.encode(texts, batch_size=context.batch_size)
-        scores = {"alignment": metrics.alignment(x, labels), "uniformity": metrics.uniformity(x),
-                  "tolerance": metrics.tolerance(x, labels)}
-        counts = np.bincount(labels)
-        units = (UnitValues(metrics.tolerance_pseudo_values(x, labels), "sentence", LINEARISED, digest(texts))
-                 if context.intervals else None)
-        details = {"definitions": DEFINITIONS, "examples": len(texts), "max_examples": self.max_examples,
-                   "same_label_pairs": int((counts * (counts - 1) // 2).sum()),
-                   "all_pairs": len(texts) * (len(texts) - 1) // 2, "limit": context.limit,
+        scored = GeometryEvaluator(texts, labels)(encoder, context.batch_size, context.intervals)
+        details = {**scored.details, "max_examples": self.max_examples, "limit": context.limit,
                    "indices_sha256": digest(capped_indices(len(get_dataset(self.metadata.dataset).split("test")),
                                                            cap, context.seed).tolist()),
                    "seed": context.seed, "dataset_hash": get_dataset(self.metadata.dataset).content_hash}
-        return Evaluation({"test": scores}, details, units)
+        return Evaluation({"test": scored.scores}, details, scored.units)
 
 
 def alignment_family(spec: DatasetSpec) -> AlignmentUniformity | None:

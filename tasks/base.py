@@ -51,6 +51,7 @@ class TaskMetadata:
     version: int = 1          # bumped whenever the protocol changes; recorded in every result
     lower_is_better: tuple[str, ...] = ()  # metrics where smaller is better (all others: greater is better)
     fine_tunes: bool = False  # trains the model under test: its own executor unit, optional in a submission
+    uses_reference: bool = False  # also scores with a reference model R (retrieval's S): the runner opens R first
     tolerance: float = 0.005  # |re-run - stored| main score allowed by `bench reproduce` and `bench verify`
 
     def __post_init__(self) -> None:
@@ -102,9 +103,10 @@ class EvalContext:
     batch_size: int = 32
     limit: int | None = None  # cap on evaluation examples, for smoke runs; recorded in the result
     model_name: str = "model"
-    # Another model's (cached) encoder by card name, e.g. retrieval's reference model R.
-    load_encoder: Callable[[str], Encoder] | None = None
+    # The reference model R (a fine-tuned card's base) and its encoder, opened by the caller before evaluation
+    # for a task whose metadata `uses_reference`; None: R is the model under test itself.
     reference_model: str | None = None
+    reference: Encoder | None = None
     # A fresh trainable copy of the model under test, or None when it has no torch weights.
     load_trainable: Callable[[], TransformerEncoder | None] = lambda: None
     # Where independent pieces of a task (few-shot seeds) run: this process, or the run's Ray cluster.

@@ -7,8 +7,8 @@ Protocol, per dataset:
   the exact top k by cosine (k = 16 by default);
 - Polarity Score P (Eq. 1): sum_i w_i [label(s_i) == label(s)] with w_i = 2(k+1-i)/(k(k+1));
 - Semantic Similarity Score S (Eq. 2): sum_i w_i cos_R(s, s_i), cosines under the reference model R,
-  `context.reference_model` (the runner fills it from the model card: a fine-tuned model's base, else
-  the model itself); R is recorded in details;
+  `context.reference` (the runner opens it before evaluation, from the model card: a fine-tuned model's
+  base, else the model itself); R is recorded in details;
 - option `weights="uniform"` (1/k) reproduces what the authors' code computed by default (it had the
   discount behind a `use_discounting=False` flag); the default is the paper's linear discount;
 - mean and std over queries of P and S, as the paper's tables report them, plus label-relevance
@@ -16,6 +16,7 @@ Protocol, per dataset:
   nDCG ranking holds min(10, #same-label lookup items) relevant items). Main score: P.
 Choices where the paper is silent: scores are fractions (the paper prints x100); a lookup item with the
 same text as its query is not removed (the datasets are deduplicated within themselves).
+The protocol, whole, is `sentibench.evaluation.retrieval.RetrievalEvaluator`; this module holds the tasks.
 Samples: the lookup is `capped_indices(len(train), 5 x #queries, seed)` (a seeded permutation prefix,
 sorted); both index lists' sha256 are in details. Confidence interval (of P): percentile bootstrap over
 queries, the lookup held fixed.
@@ -25,11 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sentibench.core.hashing import digest
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
-from sentibench.evaluation.units import mean_units
+from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, RetrievalEvaluator, retrieval_sample
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 
@@ -46,27 +45,15 @@ class PolarityRetrieval(Task):
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         seed = context.seed
         sample = retrieval_sample(self.metadata.dataset, context.limit, seed, self.lookup_factor)
-        reference_name = context.reference_model or context.model_name
-        same_model = reference_name == context.model_name or context.load_encoder is None
-        reference = encoder if same_model else context.load_encoder(reference_name)
-        scored = score_retrieval(encoder, reference, sample, self.k, self.weights, context.batch_size)
-        queries, lookup = len(sample.query_texts), len(sample.lookup_texts)
-        details = {
-            "reference_model": reference_name,
-            "reference_is_model_itself": same_model,
-            "k": scored.k, "weights": scored.weights.tolist(), "weight_scheme": self.weights,
-            "queries": queries, "lookup": lookup, "lookup_factor": self.lookup_factor,
-            "lookup_capped_by_train_size": lookup < self.lookup_factor * queries,
-            "index": "faiss.IndexFlatIP on L2-normalised float32 (exact cosine)",
-            "limit": context.limit, "seed": seed, "dataset_hash": sample.dataset_hash,
-            "query_indices_sha256": digest(sample.query_indices.tolist()),
-            "lookup_indices_sha256": digest(sample.lookup_indices.tolist()),
-        }
-        units = (mean_units(scored.polarity, "query", {"queries": details["query_indices_sha256"],
-                                                       "lookup": details["lookup_indices_sha256"], "k": scored.k,
-                                                       "data": details["dataset_hash"]})
-                 if context.intervals else None)
-        return Evaluation({"test": scored.scores}, details, units)
+        same_model = context.reference is None
+        evaluator = RetrievalEvaluator(sample, self.k, self.weights, context.reference)
+        scored = evaluator(encoder, context.batch_size, context.intervals)
+        queries, lookup = scored.details["queries"], scored.details["lookup"]
+        details = {"reference_model": context.model_name if same_model else context.reference_model,
+                   "reference_is_model_itself": same_model, **scored.details, "lookup_factor": self.lookup_factor,
+                   "lookup_capped_by_train_size": lookup < self.lookup_factor * queries,
+                   "limit": context.limit, "seed": seed}
+        return Evaluation({"test": scored.scores}, details, scored.units)
 
 
 def retrieval_family(spec: DatasetSpec) -> PolarityRetrieval | None:
@@ -81,7 +68,7 @@ def retrieval_family(spec: DatasetSpec) -> PolarityRetrieval | None:
         "from a train lookup 5x the test size; Polarity Score P, Semantic Similarity Score S (reference model R), "
         "P@k, MRR@k, nDCG@10.",
         reference="Polarity-aware retrieval paper §3.1 (Eq. 1-2), §3.2 / Table 1",
-        groups=("retrieval",)))
+        groups=("retrieval",), uses_reference=True))
 
 
 register_family("retrieval", retrieval_family)

@@ -9,6 +9,7 @@ unweighted mean of per-subset correlations) and `wmean_*` (weighted by subset si
 to details. Every pairs dataset tagged "sts" is scored on its test split, plus its published validation split when it
 has one (STS-B: test and dev; STS12-16 and SICK-R: test, hub only).
 Confidence interval (main split): the linearised bootstrap over sentence pairs (`sentibench.evaluation.units`).
+The protocol, whole, is `sentibench.evaluation.sts.STSEvaluator`; this module holds the tasks.
 """
 
 from __future__ import annotations
@@ -17,39 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation import metrics
 from sentibench.evaluation.sampling import capped_indices
-from sentibench.evaluation.spearman import spearman_pseudo_values
-from sentibench.evaluation.units import LINEARISED, UnitValues
+from sentibench.evaluation.sts import STSEvaluator
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
-
-
-def pair_cosines(encoder: Encoder, first: list[str], second: list[str], batch_size: int) -> np.ndarray:
-    """Cosine of each (first[i], second[i]) pair; each distinct sentence is encoded once."""
-    vectors = metrics.l2_normalise(encoder.encode(first + second, batch_size=batch_size), np.float64)
-    return np.sum(vectors[:len(first)] * vectors[len(first):], axis=1)
-
-
-def subset_scores(predicted: np.ndarray, gold: np.ndarray, subsets: list[str]) -> tuple[dict, dict]:
-    """SentEval's aggregation over subsets: pooled `all_*`, `mean_*` and size-weighted `wmean_*`."""
-    names = sorted(set(subsets))
-    labels = np.asarray(subsets)
-    per = {name: {**metrics.correlations(predicted[labels == name], gold[labels == name]),
-                  "n": int((labels == name).sum())} for name in names}
-    pooled = metrics.correlations(predicted, gold)
-    scores: dict[str, float | None] = {f"all_{m}": v for m, v in pooled.items()}
-    for metric in ("cosine_spearman", "cosine_pearson"):
-        valid = [(per[n][metric], per[n]["n"]) for n in names if per[n][metric] is not None]
-        values = np.array([v for v, _ in valid])
-        sizes = np.array([n for _, n in valid])
-        scores[f"mean_{metric}"] = float(values.mean()) if valid else None
-        scores[f"wmean_{metric}"] = float((values * sizes).sum() / sizes.sum()) if valid else None
-    return scores, per
 
 
 @dataclass
@@ -67,21 +42,19 @@ class STS(Task):
             part = prepared.split(split)
             keep = capped_indices(len(part), context.limit, context.seed)
             first, second = part.data.column("sentence1").to_pylist(), part.data.column("sentence2").to_pylist()
-            gold = part.data.column("score").to_numpy().astype(np.float64)[keep]
-            predicted = pair_cosines(encoder, [first[i] for i in keep], [second[i] for i in keep],
-                                     context.batch_size)
-            split_scores = metrics.correlations(predicted, gold)
-            if "subset" in part.column_names:
-                subsets = part.data.column("subset").to_pylist()
-                extra, per_subset = subset_scores(predicted, gold, [subsets[i] for i in keep])
-                split_scores.update(extra)
-                details["subsets"][split] = per_subset
-            scores[split] = split_scores
+            subsets = part.data.column("subset").to_pylist() if "subset" in part.column_names else None
+            evaluator = STSEvaluator(
+                [first[i] for i in keep], [second[i] for i in keep],
+                part.data.column("score").to_numpy().astype(np.float64)[keep],
+                None if subsets is None else [subsets[i] for i in keep],
+                {"split": split, "pairs": keep.tolist(), "data": prepared.content_hash})
+            main = split == self.metadata.eval_splits[0]  # the interval is the main split's
+            scored = evaluator(encoder, context.batch_size, intervals=context.intervals and main)
+            scores[split] = scored.scores
+            if "subsets" in scored.details:
+                details["subsets"][split] = scored.details["subsets"]
             details["pairs"][split] = len(keep)
-            if split == self.metadata.eval_splits[0] and context.intervals and split_scores["cosine_spearman"]:
-                _, values = spearman_pseudo_values(predicted, gold, np.arange(len(keep)), None, len(keep))
-                units = UnitValues(values, "sentence pair", LINEARISED,
-                                   digest({"split": split, "pairs": keep.tolist(), "data": prepared.content_hash}))
+            units = scored.units if main else units
         return Evaluation(scores, details, units)
 
 

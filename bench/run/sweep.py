@@ -26,7 +26,7 @@ from sentibench.models.catalog.cards import ModelCard
 from sentibench.models.catalog.trained import DONE_FILE, current_checkpoint, train, trained_with
 from sentibench.results.schema import TaskResult
 from sentibench.results.unit_values_file import write_result_files
-from sentibench.run.runner import EncoderPool, evaluate_one
+from sentibench.run.runner import EncoderPool, evaluate_one, with_reference
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.registry import resolve
 from sentibench.training.methods import SWEEP_RECORD, Configuration, make_recipe, recipe_hash
@@ -64,8 +64,8 @@ def _score(configuration: Configuration, card: ModelCard, folder: Path, device: 
     task = dataclasses.replace(task, **configuration.task_options)
     encoder = load_encoder(card, device=device)
     context = EvalContext(seed=configuration.seed, batch_size=64, model_name=card.name,
-                          reference_model=card.reference_model,
-                          load_encoder=EncoderPool({card.name: encoder}, device, True).get)
+                          reference_model=card.reference_model)
+    context = with_reference(context, task, card, EncoderPool({card.name: encoder}, device, True))
     result, unit_values = evaluate_one(card, encoder, task, context)
     path = folder / f"{task.name}.json"
     write_result_files(path, result, unit_values)
