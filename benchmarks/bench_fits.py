@@ -114,7 +114,7 @@ class OldProtocols:
         from sklearn.metrics import f1_score
         from sklearn.model_selection import StratifiedKFold
 
-        from sentibench.tasks.senteval import INNER_FOLDS, SENTEVAL_GRID
+        from sentibench.evaluation.senteval import INNER_FOLDS, SENTEVAL_GRID
 
         cv = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=seed)
         model = self.search(cv, seed, x_train, y_train, SENTEVAL_GRID, standardise=False)

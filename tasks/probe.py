@@ -20,27 +20,18 @@ Protocol, per dataset:
 Scores use MTEB's names: `accuracy` (main) and `f1` (macro-F1). A C still improving at the widening's
 limit is flagged in details["grid_edge_warning"]. Confidence interval: percentile bootstrap over the test
 items (k-fold: over all items, each counted in its own fold's accuracy; `sentibench.evaluation.units`).
+The protocol, whole, is `sentibench.evaluation.probe.ProbeEvaluator`; this module holds the tasks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.classifiers import (
-    C_GRID,
-    C_LIMITS,
-    DEV_FRACTION,
-    holdout,
-    item_units,
-    kfold_protocol,
-    split_protocol,
-)
+from sentibench.evaluation.probe import ProbeEvaluator
 from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
@@ -64,42 +55,12 @@ class LinearProbe(Task):
         for split in ("validation", "test"):
             if split in prepared.splits:
                 parts[split] = split_arrays(self.metadata.dataset, split, cap_eval, seed)
-        texts = [t for split_texts, _ in parts.values() for t in split_texts]
-        vectors = encoder.encode(texts, batch_size=context.batch_size)
-        x, start = {}, 0
-        for split, (split_texts, labels) in parts.items():
-            x[split] = (vectors[start:start + len(split_texts)], labels)
-            start += len(split_texts)
-
+        scored = ProbeEvaluator(parts, seed, self.folds)(encoder, context.batch_size, context.intervals)
         caps = {"train": cap_train, "validation": cap_eval, "test": cap_eval}
         samples = {s: digest(capped_indices(len(prepared.split(s)), caps[s], seed).tolist()) for s in parts}
-        details = {"protocol": None, "sizes": {s: len(v[1]) for s, v in x.items()}, "C_grid": list(C_GRID),
-                   "C_limits": list(C_LIMITS),
-                   "indices_sha256": samples,
-                   "max_train": self.max_train, "max_eval": self.max_eval, "limit": limit, "seed": seed,
-                   "classifier": "StandardScaler + LogisticRegressionCV(lbfgs, L2, C from C_grid, widened "
-                                 "within C_limits past an improving edge)",
-                   "dataset_hash": prepared.content_hash}
-        if self.folds:
-            all_x = np.concatenate([v[0] for v in x.values()])
-            all_y = np.concatenate([v[1] for v in x.values()])
-            folds = min(self.folds, int(np.bincount(all_y).min()))
-            scores, extra, values = kfold_protocol(all_x, all_y, folds, seed)
-            details["protocol"] = f"{folds}-fold stratified CV over all splits"
-            evaluated = texts
-        else:
-            if "validation" in x:
-                (x_tr, y_tr), (x_dev, y_dev) = x["train"], x["validation"]
-                details["protocol"] = "train / dev (C) / test"
-            else:
-                x_tr, x_dev, y_tr, y_dev = holdout(*x["train"], seed)
-                details["protocol"] = f"train / dev carved from train ({DEV_FRACTION:.0%}, seeded) / test"
-            scores, extra, values = split_protocol(x_tr, y_tr, x_dev, y_dev, *x["test"], seed)
-            evaluated = parts["test"][0]
-        details.update(extra)
-        units = item_units(evaluated, seed, values, details["protocol"]) if context.intervals else None
-        return Evaluation({"test": scores}, details, units)
-
+        details = {**scored.details, "indices_sha256": samples, "max_train": self.max_train,
+                   "max_eval": self.max_eval, "limit": limit, "seed": seed, "dataset_hash": prepared.content_hash}
+        return Evaluation({"test": scored.scores}, details, scored.units)
 
 def probe_family(spec: DatasetSpec) -> LinearProbe | None:
     """Every packaged sentiment dataset: k-fold over all splits for a small one, seeded caps for a costly one."""

@@ -11,9 +11,10 @@ from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_spec, register_dataset
 from sentibench.data.parsers import TREC_COARSE, trec_coarse
 from sentibench.data.registry import DATASETS
+from sentibench.evaluation.senteval import pair_features
 from sentibench.tasks.base import EvalContext, TaskMetadata
 from sentibench.tasks.registry import all_tasks
-from sentibench.tasks.senteval import SentEvalTransfer, pair_features
+from sentibench.tasks.senteval import SentEvalTransfer
 
 
 class ClassEncoder:
