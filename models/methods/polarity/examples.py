@@ -7,7 +7,9 @@
    `threshold=None` keeps every neighbour: what the authors' code did (it computed the filtered list and
    returned the unfiltered one). `neighbour_search="per-polarity"`: k neighbours **of each polarity** (one
    index per label); `"overall"` (the authors' code): the k nearest of all sentences, then split by label,
-   so an anchor has k neighbours in all.
+   so an anchor has k neighbours in all. Both presets are a hybrid of the two sources: the code's overall
+   search with the paper's threshold, a list neither the paper's text nor the authors' code produces
+   (docs/polarity.md); `threshold=None` with `"overall"` is the authors' code's list.
 3. Combine per loss input type (Table 3), as indices into the training split:
    - `triplet`: (anchor, same-label neighbour, other-label neighbour), every combination per anchor;
    - `contrastive`: (anchor, neighbour, 1) for same-label and (anchor, neighbour, 0) for other-label ones;
