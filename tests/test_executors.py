@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ from sentibench.core.executors import Job, LocalExecutor, fan_out
 from sentibench.data import DatasetSpec, dataset_names, register_dataset
 from sentibench.embed.cache import CachedEncoder
 from sentibench.models.catalog.inprocess import InProcessModel
-from sentibench.results.task_result import comparable_results
+from sentibench.results.task_result import comparable_results, read_result
 from sentibench.run.executors import get_executor
 from sentibench.run.runner import run
 from sentibench.tasks.base import Evaluation, Task, TaskMetadata
@@ -99,6 +100,35 @@ class Sleepy(Task):
     def evaluate(self, encoder, context) -> Evaluation:
         time.sleep(self.seconds)
         return Evaluation({"test": {"slept": self.seconds}})
+
+
+def logged_piece(piece: int, log: Path) -> float:
+    """One piece of an orchestrating task's work (a stand-in for a few-shot seed): logs its number and the
+    process it ran in; piece 1 kills its own worker on its first attempt."""
+    with log.open("a") as handle:
+        handle.write(f"{piece} {os.getpid()}\n")
+    marker = log.parent / f"piece-{piece}.killed"
+    if piece == 1 and not marker.exists():
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return piece / 10
+
+
+@dataclass
+class Orchestrating(Task):
+    """A fine-tuning-like task: fans three pieces out through the run's executor and waits for them; records
+    the process its own evaluation ran in."""
+
+    log: Path
+
+    def __post_init__(self) -> None:
+        self.metadata = TaskMetadata(name="orchestrating", type="FewShot", dataset=DATASET, eval_splits=("test",),
+                                     main_score="total", description="test", reference="test", fine_tunes=True)
+
+    def evaluate(self, encoder, context) -> Evaluation:
+        (self.log.parent / "orchestrated-in").write_text(str(os.getpid()))
+        outcomes = dict(fan_out(context.executor, partial(logged_piece, log=self.log), [0, 1, 2], trains=True))
+        return Evaluation({"test": {"total": sum(outcomes.values())}})
 
 
 def register_reviews() -> None:
@@ -281,6 +311,25 @@ def test_a_killed_worker_reruns_its_item_and_redoes_no_finished_one(ray_cluster,
                     encoder_factory=FakeFactory(f"{tmp_path}-local"))
     assert len(reference.written) == 3
     assert comparable_results(tmp_path / "ray") == comparable_results(tmp_path / "local")
+
+
+def test_a_fine_tuning_job_runs_in_the_driver_and_a_lost_seed_worker_costs_only_that_seed(ray_cluster, reviews,
+                                                                                         tmp_path):
+    """Issue 45: the job that fans a task's seeds out runs in the driver, so the seeds already finished are held
+    there whatever worker or node is lost; a lost seed reruns alone. (On a worker, the job and every seed it had
+    received went down with that worker's node.)"""
+    from sentibench.run.ray_executor import RayExecutor
+
+    log = tmp_path / "pieces.log"
+    report = run(["random"], [Orchestrating(log), reviews[0]], tmp_path / "ray",
+                 encoder_factory=FakeFactory(str(tmp_path)), executor=RayExecutor())
+    assert len(report.written) == 2 and not report.failed
+    assert (tmp_path / "orchestrated-in").read_text() == str(os.getpid()), "the orchestrating job ran here"
+    runs = [line.split() for line in log.read_text().splitlines()]
+    assert sorted(piece for piece, _ in runs) == ["0", "1", "1", "2"], "only the lost piece ran twice"
+    assert all(pid != str(os.getpid()) for _, pid in runs), "each piece ran on a worker"
+    (result,) = [path for path in report.written if path.name == "orchestrating.json"]
+    assert read_result(result).main_score() == pytest.approx(0.3)
 
 
 def test_an_item_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_path):

@@ -33,6 +33,8 @@ class Job:
     items: tuple[Any, ...]
     work: Callable[[tuple[Any, ...]], Iterator[Any]]  # yields one outcome per item, in order
     trains: bool = False  # fine-tunes or trains a model: it gets a GPU where the cluster has one
+    orchestrates: bool = False  # only fans its pieces out (a fine-tuning task's seeds) and waits: a remote
+    # executor runs it in the driver, so a lost node costs only the pieces that ran there, never the finished ones
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from sentibench.core.errors import BenchError, printable
 from sentibench.core.paths import cache_dir
@@ -215,6 +214,8 @@ class CachedEncoder:
                             "had the wrong size; encoding those texts again"), file=sys.stderr)
         missing = sorted((i for i, key in enumerate(keys) if key not in found), key=lambda i: -len(unique[i]))
         show = len(missing) >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
+        from tqdm.auto import tqdm  # here: a fully cached run never pays for importing it
+
         bar = tqdm(total=len(missing), desc=progress_label(self.name), unit="text", disable=not show)
         for start in range(0, len(missing), WRITE_BATCH):
             batch = missing[start:start + WRITE_BATCH]

@@ -8,9 +8,11 @@ reports that item as failed. An exception raised by an item's code fails that it
 items are resubmitted); a `BenchError` escaping a job's work fails the whole job at once, each item it has
 left with that one line (a job's work turns an item's own `BenchError` into its outcome, so one that escapes
 says the job cannot run: its model does not load here, and loading it again for each item would not help).
-Resources: one CPU per job, and one GPU for a job that trains when the cluster has one. Nested fan-outs
-(few-shot seeds inside a fine-tuning task) submit from the worker; a task that waits on them gives its CPU
-back to Ray while it waits.
+Resources: one CPU per job, and one GPU for a job that trains when the cluster has one. A job that only
+orchestrates (`Job.orchestrates`: a fine-tuning task, whose seeds it fans out and waits for) runs in a thread
+of the driver instead of on a worker: its seeds are Ray tasks of their own, each retried alone when its node is
+lost, and the seeds already finished are held by the driver, so a lost node never costs them (on a worker, the
+job and every seed it had received were lost with its node). It holds no CPU of the cluster while it waits.
 
 With no address, `ray.init()` starts a local Ray on this machine; with one, it connects to that cluster
 (`host:port` of a head node started by `ray start --head`, or `ray://host:10001`), after checking in a
@@ -25,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import socket
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,10 +176,26 @@ class RayExecutor:
                                            max_retries=0).remote(job.work, job.items)
                 running[generator] = _Running(job, index, list(items))
 
+        here: queue.Queue = queue.Queue()  # (index, item, outcome, seconds) of the jobs run in this process
+        threads = [threading.Thread(target=_in_driver, args=(job, index, here), daemon=True,
+                                    name=f"sentibench-job-{index}")
+                   for index, job in enumerate(jobs) if job.orchestrates]
         for index, job in enumerate(jobs):
-            submit(job, list(job.items), index)
-        while running:
-            (generator,), _ = ray.wait(list(running), num_returns=1)
+            if not job.orchestrates:
+                submit(job, list(job.items), index)
+        for thread in threads:
+            thread.start()
+        while running or any(thread.is_alive() for thread in threads) or not here.empty():
+            for index, item, outcome, seconds in _arrived(here, wait=not running):
+                if seconds is not None:
+                    self.timings.append(ItemTiming(label_of(item), index, seconds))
+                yield item, outcome
+            if not running:
+                continue
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.1 if threads else None)
+            if not ready:
+                continue
+            (generator,) = ready
             state = running[generator]
             try:
                 outcome, seconds = ray.get(next(generator))
@@ -195,7 +215,8 @@ class RayExecutor:
                 continue
             except ray.exceptions.RayError as error:  # its worker or node was lost: rerun what is left
                 del running[generator]
-                item, label = state.waiting[0], state.waiting[0].label
+                item = state.waiting[0]
+                label = label_of(item)
                 lost[label] = lost.get(label, 0) + 1
                 if lost[label] > self.retries:
                     yield item, ItemFailed(f"its worker was lost {lost[label]} times "
@@ -207,6 +228,33 @@ class RayExecutor:
             item = state.waiting.pop(0)
             self.timings.append(ItemTiming(label_of(item), state.index, seconds))
             yield item, outcome
+
+
+def _arrived(here: queue.Queue, wait: bool) -> list[tuple]:
+    """The driver-side jobs' outcomes that have arrived, in order; with `wait`, after waiting up to 0.1 s for one
+    (the remote jobs are done: no spinning while a driver-side job works)."""
+    found = []
+    with contextlib.suppress(queue.Empty):
+        found.append(here.get(timeout=0.1) if wait else here.get_nowait())
+        while True:
+            found.append(here.get_nowait())
+    return found
+
+
+def _in_driver(job: Job, index: int, out: queue.Queue) -> None:
+    """Run a job that orchestrates in this process (a thread of the driver), each outcome into `out` as it
+    arrives; an exception the job's work lets escape fails the items it has left, in one line each."""
+    waiting = list(job.items)
+    try:
+        for outcome, seconds in timed(job.work, job.items):
+            out.put((index, waiting.pop(0), outcome, seconds))
+    except Exception as error:  # the job's own failure (its model does not load): each item it has left fails
+        message = _one_line(error)
+        for item in waiting:
+            out.put((index, item, ItemFailed(message), None))
+        waiting.clear()
+    for item in waiting:  # a `work` that broke its contract: never silently lost
+        out.put((index, item, ItemFailed("its job ended without an outcome for it"), None))
 
 
 def _first_sentence(error: BaseException) -> str:

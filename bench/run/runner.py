@@ -303,13 +303,15 @@ def _jobs(items: list[RunItem], model: str | ModelCard | InProcessModel, card: M
           settings: RunSettings) -> list[Job]:
     """A model's frozen-embedding items on one dataset form one job (one encoder, each distinct text encoded
     once), and each item that fine-tunes the model is a job of its own (it shares no vectors), so the largest
-    job is one dataset's frozen tasks, not all of a model's. A model whose vectors are batch-invariant
-    (`_batch_invariant`) runs one job per dataset whatever the datasets share: a text's vector is the same in
-    any job. Any other encoder's vector may depend on the batch it is encoded in (last digits), so items
-    stay in one job, in the order given, where their datasets share texts: the items that read a text encode
-    it in the same order as one job would, for results identical to a run of one job per model. A
-    fine-tuning job asks for no GPU: it fans its seeds out, and they ask for one (a job holding the GPU while
-    it waits for its own seeds would deadlock a one-GPU cluster)."""
+    job is one dataset's frozen tasks, not all of a model's. A fine-tuning item is a job that orchestrates:
+    it fans its seeds out through the run's executor and waits, so a remote executor runs it in the driver (a
+    lost node then costs only the seeds that ran there; the finished ones are kept). A model whose vectors
+    are batch-invariant (`_batch_invariant`) runs one job per dataset whatever the datasets share: a text's
+    vector is the same in any job. Any other encoder's vector may depend on the batch it is encoded in (last
+    digits), so items stay in one job, in the order given, where their datasets share texts: the items that
+    read a text encode it in the same order as one job would, for results identical to a run of one job per
+    model. A fine-tuning job asks for no GPU: it fans its seeds out, and they ask for one (a job holding the
+    GPU while it waits for its own seeds would deadlock a one-GPU cluster)."""
     datasets = {item.task.metadata.dataset: get_spec(item.task.metadata.dataset) for item in items}
     work = partial(evaluate_items, model=model, card=card, settings=settings, datasets=datasets)
     frozen = [item for item in items if not item.task.metadata.fine_tunes]
@@ -321,7 +323,7 @@ def _jobs(items: list[RunItem], model: str | ModelCard | InProcessModel, card: M
     else:
         groups = _sharing_texts(frozen)
     return ([Job(group, work) for group in groups]
-            + [Job((item,), work) for item in items if item.task.metadata.fine_tunes])
+            + [Job((item,), work, orchestrates=True) for item in items if item.task.metadata.fine_tunes])
 
 
 def _batch_invariant(model: str | ModelCard | InProcessModel, card: ModelCard, settings: RunSettings) -> bool:
