@@ -127,8 +127,7 @@ class OldProtocols:
 
 
 def new_protocol(name: str):
-    from sentibench.evaluation import classifiers
-    from sentibench.tasks import senteval
+    from sentibench.evaluation import classifiers, senteval
 
     return senteval.cv_then_test if name == "cv_then_test" else getattr(classifiers, name)
 
@@ -164,8 +163,8 @@ class CacheOnly:
 
 def recorded_inputs(model: str, names: list[str]) -> tuple[dict[str, tuple], dict[str, str]]:
     """Each task's protocol call (name, args, kwargs) from a run on cached vectors; the tasks skipped, why."""
+    from sentibench.evaluation import probe, senteval
     from sentibench.run.runner import open_encoder
-    from sentibench.tasks import probe, senteval
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.registry import all_tasks
 

@@ -249,3 +249,28 @@ def test_the_results_store_reads_several_folders_once_and_finds_a_model_across_t
     assert list(store.of_model("tuned")) == ["sgts-mr"], "no smoke run"
     with pytest.raises(BenchError, match="Did you mean: tuned"):
         store.of_model("tunned")
+
+
+def test_the_store_selects_by_model_task_and_what_counts_for_a_benchmark(tmp_path):
+    from sentibench.results.schema import ModelInfo
+    from sentibench.results.store import ResultStore
+    from sentibench.tasks.benchmarks import get_benchmark
+
+    benchmark = get_benchmark("sentibench-v1")
+    pinned = benchmark.pinned("sgts-mr")
+
+    def made_by(model: str, task: str, version: int):
+        result = _result(task, 0.5, version=version)
+        return result.model_copy(update={"sentibench": result.sentibench.model_copy(
+            update={"model": ModelInfo(name=model, revision="r1")})})
+
+    write_result(result_path(tmp_path, "a", "r1", "sgts-mr"), made_by("a", "sgts-mr", pinned.version))
+    write_result(result_path(tmp_path, "b", "r1", "sgts-mr"), made_by("b", "sgts-mr", pinned.version + 1))
+    write_result(result_path(tmp_path, "a", "r1", "not-in-any-benchmark"), made_by("a", "not-in-any-benchmark", 1))
+    store = ResultStore.load(tmp_path)
+    names = lambda results: sorted((r.provenance.model.name, r.task_name) for r in results)  # noqa: E731
+    assert names(store.select(model="a")) == [("a", "not-in-any-benchmark"), ("a", "sgts-mr")]
+    assert names(store.select(task="sgts-mr")) == [("a", "sgts-mr"), ("b", "sgts-mr")]
+    # b's sgts-mr was made under another protocol version than the benchmark pins: it does not count
+    assert names(store.select(benchmark=benchmark)) == [("a", "sgts-mr")]
+    assert names(store.select(model="b", benchmark=benchmark)) == []

@@ -37,6 +37,7 @@ import numpy as np
 
 from sentibench.core.io import atomic_write_json
 from sentibench.results.schema import TaskResult
+from sentibench.results.store import counts_for
 from sentibench.results.unit_values_file import files_digest, result_units
 from sentibench.tasks.benchmarks import Benchmark
 
@@ -352,7 +353,7 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     only results of the benchmark's pinned task versions and dataset hashes count."""
     groups = benchmark_groups(benchmark)
     required = benchmark.task_names
-    counted = {model: {name: result for name, result in results.items() if _counts(result, benchmark)}
+    counted = {model: {name: result for name, result in results.items() if counts_for(result, benchmark)}
                for model, results in by_model.items()}
     rows, means = [], _CachedMeans()
     for model, results in counted.items():
@@ -387,16 +388,6 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     names = {r.provenance.model.name for results in by_model.values() for r in results.values()
              if r.provenance.model is not None}
     return Overview(benchmark, include_in_domain, groups, metrics, len(required), ranked, partial, _hub_only(names))
-
-
-def _counts(result: TaskResult, benchmark: Benchmark) -> bool:
-    """Whether a result counts for the benchmark: its task is pinned there under the same protocol version and,
-    where the result records it, the same dataset content."""
-    pinned = benchmark.pinned(result.task_name)
-    if pinned is None or result.provenance.task.version != pinned.version:
-        return False
-    dataset = result.provenance.dataset
-    return dataset is None or dataset.content_hash in (None, pinned.dataset_sha256)
 
 
 def counted_metric(by_model: dict[str, dict[str, TaskResult]], task: str) -> str:

@@ -5,7 +5,8 @@ the layers above ask of it (in the spirit of mteb's `ResultCache` / `BenchmarkRe
 Each result is read by `read_result` (validated, size-checked); `current` splits off the results made under an
 older version of their task's protocol (a board never mixes versions in a column; `bench run` recomputes them);
 `check_one_weights` holds every folder to one set of weights (one folder, one model revision); `of_model` finds
-one model's results across the folders, in order, with near-name suggestions for a typo.
+one model's results across the folders, in order, with near-name suggestions for a typo; `select` filters by
+model, task and benchmark (`counts_for`: a result counts for a benchmark under its pinned version and dataset).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from sentibench.core.errors import BenchError
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import check_one_weights_per_folder, iter_results
+from sentibench.tasks.benchmarks import Benchmark
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,15 @@ class ResultStore:
         """The results that are not smoke runs (`--limit`, smoke training): of one folder, or of all."""
         chosen = self.by_root[self.roots.index(root)] if root is not None else self.results
         return [result for result in chosen if not result.smoke]
+
+    def select(self, model: str | None = None, task: str | None = None,
+               benchmark: Benchmark | None = None) -> list[TaskResult]:
+        """The full results of every folder, filtered: by the model name a result records, by task name, and by
+        what counts for `benchmark` (`counts_for`); a filter left None keeps everything."""
+        return [result for result in self.full()
+                if (model is None or (result.provenance.model is not None and result.provenance.model.name == model))
+                and (task is None or result.task_name == task)
+                and (benchmark is None or counts_for(result, benchmark))]
 
     def check_one_weights(self) -> None:
         """Each folder holds one set of weights (`check_one_weights_per_folder`), or a one-line error."""
@@ -94,3 +105,13 @@ def current(results: Iterable[TaskResult]) -> tuple[list[TaskResult], list[TaskR
         made_by = result.provenance.task.version
         (fresh if versions.get(result.task_name, made_by) == made_by else stale).append(result)
     return fresh, stale
+
+
+def counts_for(result: TaskResult, benchmark: Benchmark) -> bool:
+    """Whether a result counts for the benchmark: its task is pinned there under the same protocol version and,
+    where the result records it, the same dataset content."""
+    pinned = benchmark.pinned(result.task_name)
+    if pinned is None or result.provenance.task.version != pinned.version:
+        return False
+    dataset = result.provenance.dataset
+    return dataset is None or dataset.content_hash in (None, pinned.dataset_sha256)
