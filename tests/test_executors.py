@@ -333,6 +333,49 @@ def test_a_fine_tuning_job_runs_in_the_driver_and_a_lost_seed_worker_costs_only_
     assert read_result(result).main_score() == pytest.approx(0.3)
 
 
+def stamped(item: tuple[str, float], log: Path) -> str:
+    """Logs `name start end` around a pause of `seconds`: when a job's item ran."""
+    name, seconds = item
+    started = time.monotonic()
+    time.sleep(seconds)
+    with log.open("a") as handle:
+        handle.write(f"{name} {started} {time.monotonic()}\n")
+    return name
+
+
+def test_a_job_after_others_starts_once_they_have_delivered_everything(ray_cluster, tmp_path):
+    from sentibench.core.executors import _each
+    from sentibench.run.ray_executor import RayExecutor
+
+    log, work = tmp_path / "stamps.log", partial(_each, partial(stamped, log=tmp_path / "stamps.log"))
+    jobs = [Job((("base-a", 1.0), ("base-b", 0.5)), work), Job((("other", 0.2),), work),
+            Job((("tuned", 0.1),), work, after=(0,))]
+    outcomes = [outcome for _, outcome in RayExecutor().run(jobs)]
+    assert sorted(outcomes) == ["base-a", "base-b", "other", "tuned"]
+    stamps = {name: (float(start), float(end)) for name, start, end in (line.split() for line in
+                                                                       log.read_text().splitlines())}
+    assert stamps["tuned"][0] >= stamps["base-b"][1], "the waiting job started after its dependency's last item"
+    assert stamps["other"][0] < stamps["base-b"][1], "a job without `after` did not wait"
+
+
+def test_a_fine_tuned_cards_reference_jobs_come_after_its_bases_on_the_same_dataset(reviews):
+    from sentibench.run.runner import RunItem, _after_references
+
+    other = register_more_reviews(0)
+    sgts, probe, retrieval, _ = reviews
+    more = all_tasks()[f"retrieval-{other}"]
+
+    def job(model: str, *tasks: Task) -> Job:
+        return Job(tuple(RunItem(model, task, Path(f"{model}-{task.name}.json")) for task in tasks), abs)
+
+    jobs = [job("tuned", sgts, retrieval), job("tuned", more), job("base", sgts, probe), job("base", more),
+            job("solo", retrieval)]
+    ordered = _after_references(jobs, {"tuned": "base"})
+    names = [(j.items[0].model, j.items[0].task.metadata.dataset, j.after) for j in ordered]
+    assert names == [("base", DATASET, ()), ("base", other, ()), ("solo", DATASET, ()),
+                     ("tuned", DATASET, (0,)), ("tuned", other, (1,))]
+
+
 def test_an_item_lost_too_often_fails_alone_and_named(ray_cluster, reviews, tmp_path):
     from sentibench.run.ray_executor import RayExecutor
 

@@ -35,6 +35,8 @@ class Job:
     trains: bool = False  # fine-tunes or trains a model: it gets a GPU where the cluster has one
     orchestrates: bool = False  # only fans its pieces out (a fine-tuning task's seeds) and waits: a remote
     # executor runs it in the driver, so a lost node costs only the pieces that ran there, never the finished ones
+    after: tuple[int, ...] = ()  # jobs (indices in the same `run` call, all earlier) to finish before it starts:
+    # a job that reads vectors another job writes to a shared cache (a fine-tuned model's reference, its base)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ orchestrates (`Job.orchestrates`: a fine-tuning task, whose seeds it fans out an
 of the driver instead of on a worker: its seeds are Ray tasks of their own, each retried alone when its node is
 lost, and the seeds already finished are held by the driver, so a lost node never costs them (on a worker, the
 job and every seed it had received were lost with its node). It holds no CPU of the cluster while it waits.
+A job with `Job.after` starts once the jobs it names have delivered every outcome (a fine-tuned model's
+retrieval job after its base's job on the same dataset: on nodes that share a home, the base's vectors are then
+cached when it needs them, and are encoded once, as in a local run).
 
 With no address, `ray.init()` starts a local Ray on this machine; with one, it connects to that cluster
 (`host:port` of a head node started by `ray start --head`, or `ray://host:10001`), after checking in a
@@ -180,15 +183,30 @@ class RayExecutor:
         threads = [threading.Thread(target=_in_driver, args=(job, index, here), daemon=True,
                                     name=f"sentibench-job-{index}")
                    for index, job in enumerate(jobs) if job.orchestrates]
+        left = {index: len(job.items) for index, job in enumerate(jobs)}  # outcomes each job still owes
+        blocked = {index: set(job.after) for index, job in enumerate(jobs) if job.after and not job.orchestrates}
+
+        def arrived(index: int) -> None:
+            """One more outcome of job `index`; when it has them all, start the jobs that waited for it only."""
+            left[index] -= 1
+            if left[index]:
+                return
+            for waiting, needs in list(blocked.items()):
+                needs.discard(index)
+                if not needs:
+                    del blocked[waiting]
+                    submit(jobs[waiting], list(jobs[waiting].items), waiting)
+
         for index, job in enumerate(jobs):
-            if not job.orchestrates:
+            if not job.orchestrates and index not in blocked:
                 submit(job, list(job.items), index)
         for thread in threads:
             thread.start()
-        while running or any(thread.is_alive() for thread in threads) or not here.empty():
+        while running or blocked or any(thread.is_alive() for thread in threads) or not here.empty():
             for index, item, outcome, seconds in _arrived(here, wait=not running):
                 if seconds is not None:
                     self.timings.append(ItemTiming(label_of(item), index, seconds))
+                arrived(index)
                 yield item, outcome
             if not running:
                 continue
@@ -202,14 +220,17 @@ class RayExecutor:
             except StopIteration:
                 del running[generator]
                 for item in state.waiting:  # a `work` that broke its contract: never silently lost
+                    arrived(state.index)
                     yield item, ItemFailed("its job ended without an outcome for it")
                 continue
             except ray.exceptions.RayTaskError as error:
                 del running[generator]
                 if isinstance(error.cause, BenchError):  # the job cannot run here (its model does not load)
                     for item in state.waiting:
+                        arrived(state.index)
                         yield item, ItemFailed(_one_line(error.cause))
                     continue
+                arrived(state.index)
                 yield state.waiting[0], ItemFailed(_one_line(error.cause))  # the item's own code raised
                 submit(state.job, state.waiting[1:], state.index)
                 continue
@@ -219,6 +240,7 @@ class RayExecutor:
                 label = label_of(item)
                 lost[label] = lost.get(label, 0) + 1
                 if lost[label] > self.retries:
+                    arrived(state.index)
                     yield item, ItemFailed(f"its worker was lost {lost[label]} times "
                                            f"({type(error).__name__})")
                     submit(state.job, state.waiting[1:], state.index)
@@ -227,6 +249,7 @@ class RayExecutor:
                 continue
             item = state.waiting.pop(0)
             self.timings.append(ItemTiming(label_of(item), state.index, seconds))
+            arrived(state.index)
             yield item, outcome
 
 

@@ -413,6 +413,28 @@ def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed,
         print(f"{progress} {item.label}: failed, {outcome.problem}", file=sys.stderr)
 
 
+def _after_references(jobs: list[Job], references: dict[str, str]) -> list[Job]:
+    """`jobs` in an order where each frozen job that scores with a reference model R (a fine-tuned card's base,
+    retrieval's S) comes after R's frozen jobs on the same dataset, and waits for them (`Job.after`): R's
+    vectors of that dataset's texts are then in the cache when it starts, so a run on a cluster whose nodes
+    share a home encodes them once, as a local run does (issue 45). Other jobs keep their order."""
+    def key(job: Job) -> tuple[str, str]:
+        return job.items[0].model, job.items[0].task.metadata.dataset
+
+    def uses_reference(job: Job) -> bool:
+        return not job.orchestrates and any(item.task.metadata.uses_reference for item in job.items)
+
+    waits = [uses_reference(job) and key(job)[0] in references for job in jobs]
+    first = [job for job, wait in zip(jobs, waits) if not wait]
+    frozen: dict[tuple[str, str], list[int]] = {}
+    for position, job in enumerate(first):
+        if not job.orchestrates:
+            frozen.setdefault(key(job), []).append(position)
+    later = [replace(job, after=tuple(frozen.get((references[key(job)[0]], key(job)[1]), ())))
+             for job, wait in zip(jobs, waits) if wait]
+    return first + later
+
+
 def _claim(job: Job, locks: ItemLocks, report: RunReport, limit: int | None, strategy: OverwriteStrategy) -> Job:
     """`job` with only the items this run now holds the lock of: an item another run holds is left to it (in
     flight there, not done), and one finished since this run looked is done."""
@@ -448,6 +470,7 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     report = RunReport()
     guard = OneWeightsPerFolder()
     traces: dict[Path, dict] = {}  # results folder -> how its checkpoint was trained
+    references: dict[str, str] = {}  # card name -> its reference model R, where R is another card
     jobs = []
     for model in models:
         if not isinstance(model, (str, Path, ModelCard)):
@@ -478,8 +501,11 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
             if trace is not None:
                 traces[pending[0].path.parent] = trace
             jobs += _jobs(pending, model, card, settings)
+            if card.reference_model not in (None, card.name):
+                references[card.name] = card.reference_model
     with ItemLocks() as locks:
-        jobs = [job for job in (_claim(job, locks, report, limit, overwrite) for job in jobs) if job.items]
+        jobs = _after_references([job for job in (_claim(job, locks, report, limit, overwrite) for job in jobs)
+                                  if job.items], references)
         total = sum(len(job.items) for job in jobs)
         for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
             _record(report, item, outcome, f"[{done}/{total}]", guard, traces)
