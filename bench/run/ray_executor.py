@@ -167,90 +167,92 @@ class RayExecutor:
 
     def run(self, jobs: Sequence[Job]) -> Iterator[tuple[Any, Any]]:
         ray = self.start()
-        remote = ray.remote(run_job)
-        gpu = 1 if ray.cluster_resources().get("GPU", 0) >= 1 else 0
-        running: dict[Any, _Running] = {}
-        lost: dict[str, int] = {}  # item label -> times its worker was lost
-
-        def submit(job: Job, items: list[Any], index: int) -> None:
-            if items:
-                job = Job(tuple(items), job.work, job.trains)
-                generator = remote.options(num_returns="streaming", num_cpus=1, num_gpus=gpu if job.trains else 0,
-                                           max_retries=0).remote(job.work, job.items)
-                running[generator] = _Running(job, index, list(items))
-
-        here: queue.Queue = queue.Queue()  # (index, item, outcome, seconds) of the jobs run in this process
-        threads = [threading.Thread(target=_in_driver, args=(job, index, here), daemon=True,
+        state = _RayRun(ray, list(jobs), self.retries,
+                        gpu=1 if ray.cluster_resources().get("GPU", 0) >= 1 else 0)
+        threads = [threading.Thread(target=_in_driver, args=(job, index, state.here), daemon=True,
                                     name=f"sentibench-job-{index}")
                    for index, job in enumerate(jobs) if job.orchestrates]
-        left = {index: len(job.items) for index, job in enumerate(jobs)}  # outcomes each job still owes
-        blocked = {index: set(job.after) for index, job in enumerate(jobs) if job.after and not job.orchestrates}
-
-        def arrived(index: int) -> None:
-            """One more outcome of job `index`; when it has them all, start the jobs that waited for it only."""
-            left[index] -= 1
-            if left[index]:
-                return
-            for waiting, needs in list(blocked.items()):
-                needs.discard(index)
-                if not needs:
-                    del blocked[waiting]
-                    submit(jobs[waiting], list(jobs[waiting].items), waiting)
-
         for index, job in enumerate(jobs):
-            if not job.orchestrates and index not in blocked:
-                submit(job, list(job.items), index)
+            if not job.orchestrates and index not in state.blocked:
+                state.submit(job, list(job.items), index)
         for thread in threads:
             thread.start()
-        while running or blocked or any(thread.is_alive() for thread in threads) or not here.empty():
-            for index, item, outcome, seconds in _arrived(here, wait=not running):
+        while state.running or state.blocked or any(t.is_alive() for t in threads) or not state.here.empty():
+            for index, item, outcome, seconds in _arrived(state.here, wait=not state.running):
                 if seconds is not None:
                     self.timings.append(ItemTiming(label_of(item), index, seconds))
-                arrived(index)
+                state.arrived(index)
                 yield item, outcome
-            if not running:
+            if not state.running:
                 continue
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.1 if threads else None)
-            if not ready:
-                continue
-            (generator,) = ready
-            state = running[generator]
-            try:
-                outcome, seconds = ray.get(next(generator))
-            except StopIteration:
-                del running[generator]
-                for item in state.waiting:  # a `work` that broke its contract: never silently lost
-                    arrived(state.index)
-                    yield item, ItemFailed("its job ended without an outcome for it")
-                continue
-            except ray.exceptions.RayTaskError as error:
-                del running[generator]
-                if isinstance(error.cause, BenchError):  # the job cannot run here (its model does not load)
-                    for item in state.waiting:
-                        arrived(state.index)
-                        yield item, ItemFailed(_one_line(error.cause))
-                    continue
-                arrived(state.index)
-                yield state.waiting[0], ItemFailed(_one_line(error.cause))  # the item's own code raised
-                submit(state.job, state.waiting[1:], state.index)
-                continue
-            except ray.exceptions.RayError as error:  # its worker or node was lost: rerun what is left
-                del running[generator]
-                item = state.waiting[0]
-                label = label_of(item)
-                lost[label] = lost.get(label, 0) + 1
-                if lost[label] > self.retries:
-                    arrived(state.index)
-                    yield item, ItemFailed(f"its worker was lost {lost[label]} times "
-                                           f"({type(error).__name__})")
-                    submit(state.job, state.waiting[1:], state.index)
-                else:
-                    submit(state.job, state.waiting, state.index)
-                continue
-            item = state.waiting.pop(0)
-            self.timings.append(ItemTiming(label_of(item), state.index, seconds))
-            arrived(state.index)
-            yield item, outcome
+            ready, _ = ray.wait(list(state.running), num_returns=1, timeout=0.1 if threads else None)
+            for index, item, outcome, seconds in (state.next_of(ready[0]) if ready else ()):
+                if seconds is not None:
+                    self.timings.append(ItemTiming(label_of(item), index, seconds))
+                state.arrived(index)
+                yield item, outcome
+
+
+class _RayRun:
+    """One `RayExecutor.run`: the remote jobs in flight, the jobs waiting for others (`Job.after`), the outcomes
+    each job still owes, and the queue of the jobs run in the driver (`Job.orchestrates`)."""
+
+    def __init__(self, ray: Any, jobs: list[Job], retries: int, gpu: int) -> None:
+        self.ray, self.jobs, self.retries, self.gpu = ray, jobs, retries, gpu
+        self.remote = ray.remote(run_job)
+        self.running: dict[Any, _Running] = {}
+        self.lost: dict[str, int] = {}  # item label -> times its worker was lost
+        self.left = {index: len(job.items) for index, job in enumerate(jobs)}
+        self.blocked = {index: set(job.after) for index, job in enumerate(jobs) if job.after and not job.orchestrates}
+        self.here: queue.Queue = queue.Queue()  # (index, item, outcome, seconds) of the driver-side jobs
+
+    def submit(self, job: Job, items: list[Any], index: int) -> None:
+        if items:
+            job = Job(tuple(items), job.work, job.trains)
+            generator = self.remote.options(num_returns="streaming", num_cpus=1,
+                                            num_gpus=self.gpu if job.trains else 0,
+                                            max_retries=0).remote(job.work, job.items)
+            self.running[generator] = _Running(job, index, list(items))
+
+    def arrived(self, index: int) -> None:
+        """One more outcome of job `index`; when it has them all, start the jobs that waited for it only."""
+        self.left[index] -= 1
+        if self.left[index]:
+            return
+        for waiting, needs in list(self.blocked.items()):
+            needs.discard(index)
+            if not needs:
+                del self.blocked[waiting]
+                self.submit(self.jobs[waiting], list(self.jobs[waiting].items), waiting)
+
+    def next_of(self, generator: Any) -> list[tuple[int, Any, Any, float | None]]:
+        """The next outcomes of a remote job that is ready: one item's, or, when the job ended or failed, those
+        of the items it has left (resubmitting what a lost worker or an item's own error left undone)."""
+        ray, state = self.ray, self.running[generator]
+        try:
+            outcome, seconds = ray.get(next(generator))
+        except StopIteration:
+            del self.running[generator]  # a `work` that broke its contract: never silently lost
+            return [(state.index, item, ItemFailed("its job ended without an outcome for it"), None)
+                    for item in state.waiting]
+        except ray.exceptions.RayTaskError as error:
+            del self.running[generator]
+            if isinstance(error.cause, BenchError):  # the job cannot run here (its model does not load)
+                return [(state.index, item, ItemFailed(_one_line(error.cause)), None) for item in state.waiting]
+            self.submit(state.job, state.waiting[1:], state.index)  # the item's own code raised
+            return [(state.index, state.waiting[0], ItemFailed(_one_line(error.cause)), None)]
+        except ray.exceptions.RayError as error:  # its worker or node was lost: rerun what is left
+            del self.running[generator]
+            item = state.waiting[0]
+            label = label_of(item)
+            self.lost[label] = self.lost.get(label, 0) + 1
+            if self.lost[label] <= self.retries:
+                self.submit(state.job, state.waiting, state.index)
+                return []
+            self.submit(state.job, state.waiting[1:], state.index)
+            return [(state.index, item, ItemFailed(f"its worker was lost {self.lost[label]} times "
+                                                   f"({type(error).__name__})"), None)]
+        return [(state.index, state.waiting.pop(0), outcome, seconds)]
 
 
 def _arrived(here: queue.Queue, wait: bool) -> list[tuple]:
