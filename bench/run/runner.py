@@ -418,21 +418,23 @@ def _after_references(jobs: list[Job], references: dict[str, str]) -> list[Job]:
     retrieval's S) comes after R's frozen jobs on the same dataset, and waits for them (`Job.after`): R's
     vectors of that dataset's texts are then in the cache when it starts, so a run on a cluster whose nodes
     share a home encodes them once, as a local run does (issue 45). Other jobs keep their order."""
-    def key(job: Job) -> tuple[str, str]:
-        return job.items[0].model, job.items[0].task.metadata.dataset
+    def datasets(job: Job) -> set[str]:  # one, or several that share texts (an encoder not batch-invariant)
+        return {item.task.metadata.dataset for item in job.items}
 
     def uses_reference(job: Job) -> bool:
         return not job.orchestrates and any(item.task.metadata.uses_reference for item in job.items)
 
-    waits = [uses_reference(job) and key(job)[0] in references for job in jobs]
+    waits = [uses_reference(job) and job.items[0].model in references for job in jobs]
     first = [job for job, wait in zip(jobs, waits) if not wait]
-    frozen: dict[tuple[str, str], list[int]] = {}
+    frozen: dict[tuple[str, str], set[int]] = {}
     for position, job in enumerate(first):
-        if not job.orchestrates:
-            frozen.setdefault(key(job), []).append(position)
-    later = [replace(job, after=tuple(frozen.get((references[key(job)[0]], key(job)[1]), ())))
-             for job, wait in zip(jobs, waits) if wait]
-    return first + later
+        for dataset in datasets(job) if not job.orchestrates else ():
+            frozen.setdefault((job.items[0].model, dataset), set()).add(position)
+    def bases_jobs(job: Job) -> tuple[int, ...]:
+        base = references[job.items[0].model]
+        return tuple(sorted({position for dataset in datasets(job) for position in frozen.get((base, dataset), ())}))
+
+    return first + [replace(job, after=bases_jobs(job)) for job, wait in zip(jobs, waits) if wait]
 
 
 def _claim(job: Job, locks: ItemLocks, report: RunReport, limit: int | None, strategy: OverwriteStrategy) -> Job:
