@@ -390,6 +390,10 @@ class _ShowsDefaults(argparse.HelpFormatter):
         return text if quiet or not action.option_strings else f"{text} (default: %(default)s)"
 
 
+def _has_subcommands(parser: argparse.ArgumentParser) -> bool:
+    return any(isinstance(action, argparse._SubParsersAction) for action in parser._actions)
+
+
 def _every_parser(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
     yield parser
     for action in parser._actions:
@@ -410,7 +414,9 @@ class _Version(argparse.Action):
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The whole command line; given `argv`, method commands other than the one it selects get no options."""
+    """The whole command line; given `argv`, method commands other than the one it selects get no options, and
+    a built-in command without subcommands (`bench run`, `bench list`, ...) is parsed without registering the
+    methods at all (a method's command lives at a path of its own or under a built-in group, never under one)."""
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
     parser.add_argument("--version", action=_Version, nargs=0, help="the harness's version and current benchmark")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -572,7 +578,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     export.add_argument("--results", default="results", help="sentibench results folder to read")
     export.add_argument("--output", required=True, help="folder to write (results go to OUTPUT/results)")
     export.set_defaults(func=cmd_export)
-    _add_method_commands(sub, groups, argv)
+    first = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
+    if first is None or first not in sub.choices or _has_subcommands(sub.choices[first]):
+        _add_method_commands(sub, groups, argv)  # a built-in command without subcommands has no method's in it
     for each in _every_parser(parser):
         each.formatter_class = _ShowsDefaults
     return parser

@@ -645,7 +645,7 @@ def cases() -> list[Case]:
              setup=plugin("sentibench.tasks", "raising_family", "from sentibench.tasks.registry import "
                           "register_family\ndef build(spec):\n    raise KeyError(spec.name)\n"
                           "register_family('raising', build)\n")),
-        Case("a plug-in method named like a built-in one", ["list", "datasets"], process=True,
+        Case("a plug-in method named like a built-in one", ["list", "methods"], process=True,
              setup=plugin("sentibench.methods", "takes_senticse", "from sentibench.training.methods import Method, "
                           "register_method\nregister_method(Method('senticse', ('cpu',), 'x:y', 'd', 'r'))\n")),
         Case("compare --format bogus", ["compare", "random", "bow-tfidf-svd", "--format", "bogus"],

@@ -145,9 +145,11 @@ def test_a_plugin_that_exits_at_import_is_one_line_naming_it(plugin, capsys):
 def test_a_plugin_registering_a_method_name_that_is_taken_is_one_line_from_the_parser(plugin, capsys):
     plugin("sentibench.methods", "takes_senticse", "from sentibench.training.methods import Method, register_method\n"
            "register_method(Method('senticse', ('cpu',), 'x:y', 'again', 'none'))\n")
-    code, out, err = run_cli(capsys, "list", "datasets")
+    code, out, err = run_cli(capsys, "data", "npmi", "--help")  # a group methods add to: the parser loads them
     assert code == 2 and one_error_line(err), err
     assert "plug-in 'takes_senticse'" in err and "method 'senticse' is registered twice" in err
+    code, out, err = run_cli(capsys, "list", "datasets")  # a command that uses no method never loads them
+    assert code == 0 and "mr" in out
 
 
 def test_a_task_family_that_raises_is_one_line_naming_the_family_and_dataset(plugin, capsys):

@@ -23,8 +23,6 @@ import functools
 import socket
 import threading
 import time
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -37,6 +35,9 @@ PROBE_TIMEOUT = 3.0
 def _probe_address(endpoint: str) -> tuple[str, int]:
     """The (host, port) a request to `endpoint` connects to first: its proxy when the environment names one
     for the endpoint's scheme and the host is not bypassed (`urllib.request.getproxies`, `no_proxy`)."""
+    import urllib.parse
+    import urllib.request  # here: its http and ssl modules cost every command that never probes the Hub
+
     url = urllib.parse.urlsplit(endpoint)
     default = 443 if url.scheme == "https" else 80
     proxy = urllib.request.getproxies().get(url.scheme)

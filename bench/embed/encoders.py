@@ -44,11 +44,9 @@ uses float32.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -58,6 +56,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from sentibench.core.errors import BenchError
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
     import torch
 
@@ -157,6 +157,8 @@ def one_thread_per_pass(enabled: bool) -> Iterator[ThreadPoolExecutor | None]:
     and the passes run side by side, on as many Python threads as torch had intra-op threads (torch releases
     the GIL inside its kernels); yields that pool, or None to run the passes in order (one thread asked for,
     or `enabled` False: an accelerator, or the padded batches kept for comparison)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import torch
 
     threads = torch.get_num_threads()
@@ -521,6 +523,8 @@ class ObjectEncoder:
     are passed when its `encode` takes them (a sentence-transformers model does, a plain function may not)."""
 
     def __init__(self, name: str, model: Any) -> None:
+        import inspect
+
         self.name, self.model = name, model
         try:
             parameters = inspect.signature(model.encode).parameters
