@@ -17,8 +17,7 @@ def test_the_docs_example_task_runs_on_the_random_model(fixture_task, tmp_path):
     from sentibench.run.runner import run
     from sentibench.tasks.registry import all_tasks
 
-    # safe: the code block is this repository's own docs/contributing.md, checked in, not user input
-    exec(compile(_task_example(), str(DOCS), "exec"), {})
+    exec(compile(_task_example(), str(DOCS), "exec"), {})  # safe: this repo's own checked-in docs, not user input
     task = all_tasks()["centroid-cosine-fixture-reviews"]
     report = run(["random"], [task], tmp_path / "results")
     assert report.written and not report.failed, report.failed

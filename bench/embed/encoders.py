@@ -402,7 +402,7 @@ class SentenceTransformerEncoder:
 
         texts = list(texts)
         if not texts:
-            return np.zeros((0, self.model.get_sentence_embedding_dimension() or 0), dtype=np.float32)
+            return np.zeros((0, self.model.get_embedding_dimension() or 0), dtype=np.float32)
         lengths = [min(n, self.max_length) for n in self.token_counts(texts)]
         groups = equal_length_batches(lengths, len(texts), None)
         out: np.ndarray | None = None

@@ -19,6 +19,8 @@ from sentibench.evaluation.units import UnitValues, mean_units
 if TYPE_CHECKING:
     from sklearn.pipeline import Pipeline
 
+    from sentibench.embed.encoders import Encoder
+
 T = TypeVar("T")
 
 C_GRID: tuple[float, ...] = tuple(2.0 ** p for p in range(-10, 5))
@@ -201,6 +203,18 @@ def grid_edge_warning(searches: list[tuple[float, dict[str, float]]]) -> str | N
     grid = [float(k) for k in by_c]
     return (f"C = {c:g} is the edge of the searched grid {min(grid):g} .. {max(grid):g} and still improving in "
             f"{len(edges)} of {len(searches)} searches: the best C may lie outside it")
+
+
+def encode_splits(encoder: Encoder, parts: dict[str, tuple[list[str], np.ndarray]], batch_size: int
+                  ) -> dict[str, np.ndarray]:
+    """Each split's vectors, from one `encode` call over every split's texts in order (the cache dedupes a text
+    that two splits share)."""
+    vectors = encoder.encode([t for split_texts, _ in parts.values() for t in split_texts], batch_size=batch_size)
+    out, start = {}, 0
+    for split, (split_texts, _) in parts.items():
+        out[split] = vectors[start:start + len(split_texts)]
+        start += len(split_texts)
+    return out
 
 
 def classification_scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:

@@ -16,6 +16,7 @@ from sentibench.evaluation.classifiers import (
     C_GRID,
     C_LIMITS,
     DEV_FRACTION,
+    encode_splits,
     holdout,
     item_units,
     kfold_protocol,
@@ -38,12 +39,8 @@ class ProbeEvaluator:
 
     def __call__(self, encoder: Encoder, batch_size: int = 32, intervals: bool = True) -> Scored:
         seed = self.seed
-        texts = [t for split_texts, _ in self.parts.values() for t in split_texts]
-        vectors = encoder.encode(texts, batch_size=batch_size)  # one call: the cache dedupes across splits
-        x, start = {}, 0
-        for split, (split_texts, labels) in self.parts.items():
-            x[split] = (vectors[start:start + len(split_texts)], labels)
-            start += len(split_texts)
+        vectors = encode_splits(encoder, self.parts, batch_size)
+        x = {split: (vectors[split], labels) for split, (_, labels) in self.parts.items()}
         details = {"protocol": None, "sizes": {s: len(v[1]) for s, v in x.items()}, "C_grid": list(C_GRID),
                    "C_limits": list(C_LIMITS), "classifier": CLASSIFIER}
         if self.folds:
@@ -52,7 +49,7 @@ class ProbeEvaluator:
             folds = min(self.folds, int(np.bincount(all_y).min()))
             scores, extra, values = kfold_protocol(all_x, all_y, folds, seed)
             details["protocol"] = f"{folds}-fold stratified CV over all splits"
-            evaluated = texts
+            evaluated = [t for split_texts, _ in self.parts.values() for t in split_texts]
         else:
             if "validation" in x:
                 (x_tr, y_tr), (x_dev, y_dev) = x["train"], x["validation"]

@@ -17,6 +17,7 @@ from sentibench.evaluation.classifiers import (
     C_LIMITS,
     c_search,
     classification_scores,
+    encode_splits,
     grid_edge_warning,
     item_units,
     kfold_protocol,
@@ -87,18 +88,14 @@ class SentEvalEvaluator:
             evaluated = [[a, b] for a, b in zip(first, second)]
         else:
             parts = self.singles or {}
-            texts = [t for split_texts, _ in parts.values() for t in split_texts]
-            vectors = encoder.encode(texts, batch_size=batch_size)
-            start = 0
-            for split, (split_texts, labels) in parts.items():
-                x[split], y[split] = vectors[start:start + len(split_texts)], labels
-                start += len(split_texts)
+            x = encode_splits(encoder, parts, batch_size)
+            y = {split: labels for split, (_, labels) in parts.items()}
             if self.protocol == "kfold":
                 all_x, all_y = np.concatenate(list(x.values())), np.concatenate(list(y.values()))
                 folds = min(OUTER_FOLDS, int(np.bincount(all_y).min()))
                 scores, extra, values = kfold_protocol(all_x, all_y, folds, seed, inner_folds=INNER_FOLDS,
                                                        grid=SENTEVAL_GRID, standardise=False)
-                evaluated = texts
+                evaluated = [t for split_texts, _ in parts.values() for t in split_texts]
             elif self.protocol == "cv-then-test":
                 train_x = np.concatenate([x[s] for s in ("train", "validation") if s in x])
                 train_y = np.concatenate([y[s] for s in ("train", "validation") if s in y])
