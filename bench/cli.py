@@ -504,7 +504,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     train.add_argument("method", help="method name, e.g. senticse")
     train.add_argument("--base", default="all-minilm-l6-v2", help="model card, local folder or hub id to start from")
     train.add_argument("--data", default="mr", help="training dataset (see `bench list datasets`)")
-    train.add_argument("--preset", default="cpu", help="hyper-parameter preset: cpu (this machine) or paper (GPU)")
+    train.add_argument("--preset", default="cpu", help="hyper-parameter preset: cpu (this machine), plateau (cpu "
+                       "run until validation stops improving, where the method has one) or paper (GPU)")
     train.add_argument("--seed", type=parse_seed, default=0, help="training seed (initialisation, batches, masks)")
     train.add_argument("--option", action="append", default=[], help="method option KEY=VALUE (repeatable)")
     train.add_argument("--name", help="name of the resulting model card")

@@ -55,10 +55,13 @@ class RetrievalScores:
     weights: np.ndarray
 
 
-def retrieval_sample(dataset: str, limit: int | None, seed: int, lookup_factor: int) -> RetrievalSample:
-    query_texts, query_labels = split_arrays(dataset, "test", limit, seed)
+def retrieval_sample(dataset: str, limit: int | None, seed: int, lookup_factor: int,
+                     query_split: str = "test") -> RetrievalSample:
+    """The queries (`query_split`, the test split for the task; a trainer selecting on validation names that)
+    and the lookup drawn from train."""
+    query_texts, query_labels = split_arrays(dataset, query_split, limit, seed)
     data = get_dataset(dataset)
-    query_indices = capped_indices(len(data.split("test")), limit, seed)
+    query_indices = capped_indices(len(data.split(query_split)), limit, seed)
     train = data.split("train")
     keep = capped_indices(len(train), lookup_factor * len(query_texts), seed)
     train_texts = train.data.column("text").to_pylist()

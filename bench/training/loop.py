@@ -5,8 +5,9 @@ restored), its batches per epoch, a loss per batch, and a validation score (high
 owns the rest, identically for every method:
 
 - AdamW, with weight decay on every parameter except biases and norm weights (tensors of rank <= 1);
-- a linear learning-rate schedule (warm-up, then decay to 0 at the last step), Hugging Face's
-  `get_linear_schedule_with_warmup`;
+- a learning-rate schedule: warm-up, then linear decay to 0 at the last step (Hugging Face's
+  `get_linear_schedule_with_warmup`, the default) or constant (`get_constant_schedule_with_warmup`: for a
+  run that stops on a plateau, so the step cap does not set the learning rate);
 - gradient clipping to `max_grad_norm` (None: off);
 - validation every `eval_every` steps (None: at the end of every epoch), once more at the last step if
   that was not a validation step, and optionally before the first step (so the untouched start can win);
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -37,6 +38,7 @@ from tqdm.auto import tqdm
 from sentibench.core.errors import BenchError
 
 LossFn = Callable[[Any], tuple[torch.Tensor, dict[str, float]]]
+SCHEDULES = ("linear", "constant")
 STEP_BUDGET: ContextVar[int | None] = ContextVar("sentibench_step_budget", default=None)
 
 
@@ -71,8 +73,11 @@ class LoopConfig:
     validate_at_start: bool = False     # score the starting point (step 0) as a candidate
     log_every: int = 25
     fused_optimizer: bool = True        # one-kernel AdamW (the same update, faster on CPU)
+    schedule: Literal["linear", "constant"] = "linear"  # after warm-up: decay to 0 at the last step, or hold
 
     def __post_init__(self) -> None:
+        if self.schedule not in SCHEDULES:
+            raise BenchError(f"training option schedule must be one of {', '.join(SCHEDULES)}, got {self.schedule!r}")
         if self.max_steps is None and self.max_epochs is None:
             raise BenchError("a training loop needs max_steps or max_epochs")
         for name in ("max_steps", "max_epochs", "eval_every", "patience", "log_every"):
@@ -133,13 +138,14 @@ def train_loop(module: torch.nn.Module, epoch_batches: Callable[[int], Iterable[
     `loss_fn(batch)` returns the loss and a dict of named parts to log; `validate()` scores the current
     state (higher is better) and may switch modes: the loop puts the module back in training mode.
     """
-    from transformers import get_linear_schedule_with_warmup
+    from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
 
     steps, budget = total_steps(config, steps_per_epoch), STEP_BUDGET.get()
     steps = steps if budget is None else min(steps, budget)
     optimizer = build_optimizer(module, config)
-    schedule = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=config.warmup_steps,
-                                               num_training_steps=steps)
+    schedule = (get_linear_schedule_with_warmup(optimizer, num_warmup_steps=config.warmup_steps,
+                                                num_training_steps=steps) if config.schedule == "linear"
+                else get_constant_schedule_with_warmup(optimizer, num_warmup_steps=config.warmup_steps))
     run = TrainingRun()
     best_state: dict[str, torch.Tensor] | None = None
     misses = 0

@@ -20,6 +20,7 @@ from sentibench.embed.encoders import DTYPES
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
 """A model, card or checkpoint name: usable as one file name (no separators, no `..`)."""
 REGISTRY_KEYS = ("name", "version", "filename", "sha256", "member")
+MAX_SEEDS = 10
 
 
 def card_loaders() -> list[str]:
@@ -69,6 +70,7 @@ class ModelCard:
     base: str | None = None         # the card this model was fine-tuned from (retrieval's reference model)
     recipe: dict[str, Any] = Field(default_factory=dict)  # method, base, data, preset, seed (trained cards)
     checkpoint: str | None = None   # a trained card's weights folder, when trained outside the cache
+    training_seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list)  # more seeds: `seed_variants`
     license: str = ""
     citation: str = ""
     notes: str = ""
@@ -117,12 +119,29 @@ class ModelCard:
         if recipe_kind(self.loader) and not self.checkpoint and not {"method", "base", "data", "preset"} <= set(
                 self.recipe):
             raise ValueError(f"a {self.loader} card needs recipe.method, .base, .data and .preset")
+        if self.training_seeds and (not recipe_kind(self.loader) or not self.recipe or self.checkpoint):
+            raise ValueError("training_seeds needs a card trained here from its recipe")
+        seeds = [self.recipe.get("seed", 0), *self.training_seeds]
+        if len(set(seeds)) != len(seeds) or len(seeds) > MAX_SEEDS:
+            raise ValueError(f"training_seeds must be distinct seeds other than recipe.seed, at most {MAX_SEEDS - 1}")
         return self
 
     @property
     def reference_model(self) -> str:
         """Retrieval's reference model R: the base for a fine-tuned model, else the model itself."""
         return self.base or self.recipe.get("base") or self.name
+
+
+def seed_variants(card: ModelCard) -> list[ModelCard]:
+    """The card and, for each of its `training_seeds` k, the card `<name>-seed<k>`: the same recipe trained with
+    seed k (its own checkpoint and results; the board folds a recipe's seeds into a mean and spread). Seed
+    variants are data on one card, not copied card files."""
+    from dataclasses import replace
+
+    return [card, *(replace(card, name=f"{card.name}-seed{seed}", recipe={**card.recipe, "seed": seed},
+                            training_seeds=[], description=f"{card.description} Training seed {seed} of "
+                                                           f"'{card.name}'.")
+                    for seed in card.training_seeds)]
 
 
 TO_FILL = "FILL IN:"

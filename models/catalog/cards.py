@@ -15,7 +15,7 @@ from typing import Any
 from sentibench.core.errors import BenchError, printable, unknown_name
 from sentibench.core.paths import cache_dir
 from sentibench.core.safe_yaml import YamlRefused, load_yaml
-from sentibench.models.catalog.card_schema import TO_FILL, ModelCard, card_problems, validate_card
+from sentibench.models.catalog.card_schema import TO_FILL, ModelCard, card_problems, seed_variants, validate_card
 
 __all__ = ["PACKAGED_CARDS", "TO_FILL", "ModelCard", "all_cards", "card_problems", "check_card_file",
            "get_card", "load_card_yaml", "packaged_cards", "read_card"]
@@ -58,7 +58,8 @@ def user_cards_dir() -> Path:
 
 @cache
 def _packaged() -> dict[str, ModelCard]:
-    return {card.name: card for card in map(read_card, sorted(PACKAGED_CARDS.glob("*.yaml")))}
+    return {variant.name: variant for card in map(read_card, sorted(PACKAGED_CARDS.glob("*.yaml")))
+            for variant in seed_variants(card)}
 
 
 _warned: set[str] = set()
@@ -83,7 +84,8 @@ def _user_cards() -> tuple[dict[str, ModelCard], dict[str, BenchError]]:
                 _warned.add(str(path))
                 print(printable(f"warning: skipping {error}"), file=sys.stderr)
             continue
-        cards.setdefault(card.name, card)
+        for variant in seed_variants(card):
+            cards.setdefault(variant.name, variant)
     return cards, broken
 
 

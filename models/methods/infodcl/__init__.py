@@ -17,7 +17,7 @@ def _npmi_arguments(parser: argparse.ArgumentParser) -> None:
 
 METHOD = register_method(Method(
     name="infodcl",
-    presets=("paper", "cpu"),
+    presets=("paper", "cpu", "plateau"),
     entry_point="sentibench.models.methods.infodcl.train:train",
     description="InfoDCL: distantly supervised contrastive learning with hashtag surrogate labels (LCL-LiT + "
                 "NPMI-weighted corpus-aware contrastive loss + surrogate label prediction + MLM).",

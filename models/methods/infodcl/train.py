@@ -31,13 +31,16 @@ and the best state is restored. No evaluation data is involved.
 Ablations (Table 18), option `ablation`, a comma-separated subset of `no-ccl` (A), `no-lcl` (B; both: C,
 plain SCL), `no-slp` (D: the head still weights LCL-LiT and learns through it, as in the authors' code),
 `no-mlm` (E; with `no-slp`: F, DCL), `no-repair` (G).
+
+`plateau` is `cpu` run until the validation loss stops improving (patience 4 validations, constant learning
+rate, at most 11 epochs): what `infodcl-minilm` trains with since revision plateau-r1.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,11 +97,13 @@ class Config:
     repair: bool = True
     log_every: int = 10
     projection: Literal["none", "dense-tanh"] = "none"  # a training-only dense + tanh over the pooled vector
+    patience: int | None = None  # validations in a row without improvement before stopping (`plateau`)
+    schedule: Literal["linear", "constant"] = "linear"  # after warm-up; `plateau` holds the rate constant
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_epochs=self.epochs, max_steps=self.max_steps,
                           weight_decay=self.weight_decay, max_grad_norm=1.0, eval_every=self.eval_every,
-                          log_every=self.log_every)
+                          log_every=self.log_every, patience=self.patience, schedule=self.schedule)
 
     def rules(self) -> ExtractionRules:
         return ExtractionRules(self.min_words, self.single_label, self.min_label_count)
@@ -117,6 +122,9 @@ PRESETS: dict[str, Config] = {
     "cpu": Config(max_length=64, batch_size=32, lr=1e-4, epochs=3, weight_decay=0.01, temperature=0.1,
                   lambda_mlm=0.4, lambda_slp=0.1, gamma=0.1, eval_every=25),
 }
+PRESETS["plateau"] = replace(PRESETS["cpu"], epochs=11, patience=4, schedule="constant")
+"""`cpu` run to a plateau: until the validation loss has not improved for 4 validations (100 steps), at a
+constant learning rate, capped at 11 epochs (737 steps, about 45 minutes on one CPU core, docs/infodcl.md)."""
 
 
 def resolve_config(preset: str, options: dict[str, Any]) -> Config:

@@ -19,7 +19,8 @@ def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 register_method(Method(
-    name="polarity-st", presets=("paper", "cpu"), entry_point="sentibench.models.methods.polarity.train:train",
+    name="polarity-st", presets=("paper", "cpu", "plateau"),
+    entry_point="sentibench.models.methods.polarity.train:train",
     reference=REFERENCE,
     commands=(Command(("sweep", "polarity-st"), "train and score the paper's loss x margin grid (Tables 5 and 6, "
                       "resumable), then render its tables and scatter", _sweep_arguments,

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -91,6 +91,9 @@ class Config:
     thinning: Thinning = "exact-count"      # exactly pool_size, or per-loss-dropout (each example dropped)
     example_dropout: float | None = None    # per-loss-dropout's rate; None: the authors' SST-2 rate of the loss
     example_encoder: str | None = None      # a folder, package:<module>/<folder> or hub id; None: the base itself
+    selection: Literal["last-epoch", "validation"] = "last-epoch"  # the paper's, or the best validation epoch
+    patience: int | None = None             # `validation`: epochs without improvement before stopping
+    schedule: Literal["linear", "constant"] = "linear"  # after warm-up: decay to 0 at the end, or hold
 
     def __post_init__(self) -> None:
         loss_spec(self.loss)
@@ -99,6 +102,8 @@ class Config:
         for name in ("samples_per_epoch", "epochs", "batch_size", "pool_size", "k"):
             if getattr(self, name) < 1:
                 raise BenchError(f"polarity-st option {name} must be at least 1")
+        if self.patience is not None and (self.patience < 1 or self.selection != "validation"):
+            raise BenchError("polarity-st option patience must be at least 1 and needs selection=validation")
 
 
 PACKAGE_PREFIX = "package:"
@@ -112,6 +117,10 @@ PRESETS: dict[str, Config] = {
                   max_length=64, neighbour_search="overall", thinning="per-loss-dropout",
                   example_encoder=PACKAGED_MINILM),
 }
+PRESETS["plateau"] = replace(PRESETS["cpu"], epochs=40, eval_limit=200, selection="validation", patience=4,
+                             schedule="constant")
+"""`cpu` run to a plateau: epochs of N = 160 examples until the validation Polarity Score (200 validation
+queries) has not improved for 4 epochs, at a constant learning rate, at most 40 epochs; the best epoch is kept."""
 
 
 def epoch_rows(pool: np.ndarray, per_epoch: int, epochs: int, seed: int) -> np.ndarray:
@@ -132,13 +141,15 @@ def training_dataset(rows: np.ndarray, input_type: str, texts: list[str]):
     return Dataset.from_dict(data)
 
 
-def retrieval_evaluator(data: str, base_encoder: Encoder, limit: int | None, weight_scheme: str, seed: int):
+def retrieval_evaluator(data: str, base_encoder: Encoder, limit: int | None, weight_scheme: str, seed: int,
+                        split: str = "test"):
     """A sentence-transformers evaluator that scores the model under training with the retrieval protocol of
     `retrieval-{data}` (`sentibench.evaluation.retrieval`: the task's sample and scores; reference model R =
-    the base, `base_encoder`, behind the embedding cache). The sample is drawn once, before training."""
+    the base, `base_encoder`, behind the embedding cache), its queries from `split`. The sample is drawn once,
+    before training."""
     from sentence_transformers.base.evaluation.evaluator import BaseEvaluator
 
-    sample = retrieval_sample(data, limit, seed, PAPER_LOOKUP_FACTOR)
+    sample = retrieval_sample(data, limit, seed, PAPER_LOOKUP_FACTOR, query_split=split)
 
     class RetrievalEvaluator(BaseEvaluator):
         def __init__(self) -> None:
@@ -193,6 +204,21 @@ def generating_encoder(config: Config, base_encoder: Encoder, device: str | None
     return fixed_example_encoder(config.example_encoder, device) if config.example_encoder else base_encoder
 
 
+def early_stopping(patience: int):
+    """transformers' own early stopping: `patience` evaluations in a row without improvement end training."""
+    from transformers import EarlyStoppingCallback
+
+    return EarlyStoppingCallback(early_stopping_patience=patience)
+
+
+def selected_epoch(state) -> dict[str, Any]:
+    """Which evaluation the trainer restored (`load_best_model_at_end`) and its validation score."""
+    name = str(state.best_model_checkpoint or "")
+    step = int(name.rsplit("-", 1)[-1]) if name.rsplit("-", 1)[-1].isdigit() else None
+    return {"best_step": step, "best_validation_polarity_score": state.best_metric,
+            "stopped_early": state.global_step < state.max_steps}
+
+
 def resolve_config(preset: str, options: dict[str, Any]) -> Config:
     """The preset with `options` applied (what a checkpoint records it trained with: `models.trained`)."""
     if preset not in PRESETS:
@@ -229,7 +255,9 @@ def train(request) -> dict:
     evaluation_length = model.max_seq_length       # the checkpoint keeps the base's; training may cap it
     model.max_seq_length = config.max_length or evaluation_length
     loss = spec.build(model, config.margin, config.triplet_distance)
-    evaluator = retrieval_evaluator(request.data, base_encoder, config.eval_limit, config.weights, request.seed)
+    selecting = config.selection == "validation"
+    evaluator = retrieval_evaluator(request.data, base_encoder, config.eval_limit, config.weights, request.seed,
+                                    split="validation" if selecting else "test")
     steps_per_epoch = math.ceil(config.samples_per_epoch / config.batch_size)
     started = time.perf_counter()
     evaluator(model, steps=0)
@@ -237,13 +265,16 @@ def train(request) -> dict:
         args = SentenceTransformerTrainingArguments(
             output_dir=scratch, num_train_epochs=1, per_device_train_batch_size=config.batch_size,
             learning_rate=config.lr, weight_decay=config.weight_decay, warmup_ratio=config.warmup_ratio,
-            lr_scheduler_type="linear", eval_strategy="steps", eval_steps=steps_per_epoch, save_strategy="no",
+            lr_scheduler_type="linear" if config.schedule == "linear" else "constant_with_warmup",
+            eval_strategy="steps", eval_steps=steps_per_epoch, save_strategy="steps" if selecting else "no",
+            save_steps=steps_per_epoch, save_total_limit=2, load_best_model_at_end=selecting,
+            metric_for_best_model="polarity_score" if selecting else None, greater_is_better=True,
             logging_steps=max(1, steps_per_epoch // 4), seed=request.seed, data_seed=request.seed,
             report_to="none", batch_sampler=config.batch_sampler, disable_tqdm=False,
             use_cpu=str(model.device) == "cpu", max_steps=hf_max_steps())
         trainer = SentenceTransformerTrainer(
             model=model, args=args, train_dataset=training_dataset(rows, spec.input_type, texts), loss=loss,
-            evaluator=evaluator)
+            evaluator=evaluator, callbacks=[early_stopping(config.patience)] if config.patience else None)
         trainer.train()
     losses = [{"step": e["step"], "loss": e["loss"]} for e in trainer.state.log_history if "loss" in e]
     if not losses or not all(math.isfinite(e["loss"]) for e in losses):
@@ -253,8 +284,9 @@ def train(request) -> dict:
     return {
         "training": {"history": evaluator.history, "loss_curve": losses, "steps": trainer.state.global_step,
                      "steps_per_epoch": steps_per_epoch, "seconds": round(time.perf_counter() - started, 1),
-                     "schedule": "one linear schedule over all epochs (warm-up ratio "
-                                 f"{config.warmup_ratio})"},
+                     "schedule": f"one {config.schedule} schedule over all epochs (warm-up ratio "
+                                 f"{config.warmup_ratio})",
+                     **(selected_epoch(trainer.state) if selecting else {})},
         "config": asdict(config), "examples": {**pool.report(), "encoder": pool_encoder.current_identity()},
         "max_length": int(model.max_seq_length), "embedding_size": int(model.get_embedding_dimension()),
         "training_data": [request.data],
@@ -262,5 +294,6 @@ def train(request) -> dict:
                  + (f" (margin {config.margin if config.margin is not None else spec.default_margin})"
                     if spec.default_margin is not None else "")
                  + f", {request.preset} preset: N = {config.samples_per_epoch} generated examples per epoch, "
-                   f"{config.epochs} epochs; the last epoch's weights are kept.",
+                   + (f"up to {config.epochs} epochs; the epoch of best validation Polarity Score is kept."
+                      if selecting else f"{config.epochs} epochs; the last epoch's weights are kept."),
     }

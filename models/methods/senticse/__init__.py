@@ -5,7 +5,7 @@ from sentibench.training.methods import Method, register_method
 
 METHOD = register_method(Method(
     name="senticse",
-    presets=("paper", "cpu"),
+    presets=("paper", "cpu", "plateau"),
     entry_point="sentibench.models.methods.senticse.train:train",
     description="SentiCSE: polarity-aware masked-word prediction (SentiWordNet) plus a quadruple supervised "
                 "contrastive loss over positive and negative sentences.",

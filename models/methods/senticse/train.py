@@ -31,6 +31,8 @@ model little in 150 steps), selection every 25 steps, and the base's pooling (me
 the pooling it was trained with; it has no trained pooler). Revision r1 of the `senticse-minilm*` cards was
 trained with the printed equations instead (`negative_weighting=multiply`, `word_delta=any-change`,
 `word_reduction=mean`, `masked_sentences=anchors`, `negative_anchor=n`): every one is still an option.
+`plateau` is `cpu` run until validation SgTS stops improving (patience 4 validations, constant learning
+rate, at most 900 steps): what the `senticse-minilm` cards train with since revision plateau-r1.
 With `cls` pooling training goes through the checkpoint's pooler (dense + tanh over the first token),
 which is saved with the encoder.
 
@@ -43,7 +45,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,11 +96,14 @@ class Config:
     negative_anchor: Literal["n", "n-plus"] = "n"  # L_neg's anchor: eq. 6's n_i, or n_i+ (see `losses`)
     max_grad_norm: float | None = None  # None: no clipping (`cpu`); 1.0: the authors' Trainer's default (`paper`)
     masking: Literal["exact-count", "per-token"] = "exact-count"  # `cpu`; `per-token`: the authors' (`paper`)
+    patience: int | None = None        # validations in a row without improvement before stopping (`plateau`)
+    schedule: Literal["linear", "constant"] = "linear"  # after warm-up; `plateau` holds the rate constant
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_steps=self.steps, weight_decay=0.0,
                           max_grad_norm=self.max_grad_norm, eval_every=self.eval_every, validate_at_start=True,
-                          log_every=self.log_every, fused_optimizer=False)
+                          log_every=self.log_every, fused_optimizer=False, patience=self.patience,
+                          schedule=self.schedule)
 
 
 PRESETS: dict[str, Config] = {
@@ -112,6 +117,9 @@ PRESETS: dict[str, Config] = {
                   negative_weighting="add-to-logits", positive_log_weight=0.0, in_batch_log_weight=0.5,
                   word_delta="polar-flip", masked_sentences="all", negative_anchor="n-plus"),
 }
+PRESETS["plateau"] = replace(PRESETS["cpu"], steps=900, patience=4, schedule="constant")
+"""`cpu` run to a plateau: until validation SgTS has not improved for 4 validations (100 steps), at a constant
+learning rate, capped at 900 steps (about 45 minutes on one CPU core, docs/senticse.md)."""
 
 
 def resolve_config(preset: str, options: dict[str, Any]) -> Config:

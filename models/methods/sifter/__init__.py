@@ -27,7 +27,8 @@ REFERENCE = ("Yu, C., Zhu, W., Liu, C., Zhang, X. & Zhai, Q. SIFTER: A Task-spec
              "Enhancing Sentence Embeddings.")
 
 register_method(Method(
-    name="sifter-simcse", presets=("paper", "cpu"), entry_point="sentibench.models.methods.sifter.simcse:train",
+    name="sifter-simcse", presets=("paper", "cpu", "plateau"),
+    entry_point="sentibench.models.methods.sifter.simcse:train",
     description="SIFTER-SimCSE: positives made by appending the sentence's backbone (a dependency-parse triple) "
                 "and by deleting articles and conjunctions; three-way InfoNCE. variant=simcse: unsupervised "
                 "SimCSE.",
