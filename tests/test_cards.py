@@ -17,6 +17,10 @@ def test_packaged_cards_are_valid_and_complete():
             assert len(entry["sha256"]) == 64, f"{card.name}: registry files are pinned by sha256"
 
 
+TRAINED = ("name: x\nloader: trained\ndescription: d\nrevision: r\n"
+           "recipe: {method: senticse, base: all-minilm-l6-v2, data: mr, preset: plateau, seed: 0}\n")
+
+
 @pytest.mark.parametrize("text, message", [
     ("name: x\nloader: [unclosed", "not valid YAML at line 2"),
     ("- just\n- a list\n", "expected a mapping"),
@@ -24,6 +28,10 @@ def test_packaged_cards_are_valid_and_complete():
     ("name: x\nloader: magic\ndescription: d\nrevision: r\n", "loader 'magic' is not one of"),
     ("name: x\nloader: bow\ndescription: d\nrevision: r\ncolour: red\n", "unknown field(s) ['colour']"),
     ("name: x\nloader: trained\ndescription: d\nrevision: r\nrecipe: {method: senticse}\n", "needs recipe.method"),
+    ("name: x\nloader: random\ndescription: d\nrevision: r\ntraining_seeds: [1]\n", "needs a card trained here"),
+    (TRAINED + "training_seeds: [1, 0]\n", "distinct seeds other than recipe.seed"),
+    (TRAINED + "training_seeds: [1, 1]\n", "distinct seeds other than recipe.seed"),
+    (TRAINED + "training_seeds: [-1]\n", "training_seeds.0"),
 ])
 def test_malformed_cards_are_one_line_errors(tmp_path, text, message):
     path = tmp_path / "card.yaml"
@@ -97,3 +105,14 @@ def test_load_yaml_keeps_what_safe_load_gives_for_plain_documents(tmp_path):
     (tmp_path / "code.yaml").write_text("a: !!python/object/apply:os.system ['true']\n")
     with pytest.raises(ValueError, match="not valid YAML"):
         load_yaml(tmp_path / "code.yaml")
+
+
+def test_a_card_with_training_seeds_stands_for_one_card_per_seed_with_only_the_seed_changed():
+    cards = packaged_cards()
+    main = cards["senticse-minilm"]
+    assert main.training_seeds == [1, 2] and main.recipe["seed"] == 0
+    for seed in (1, 2):
+        variant = cards[f"senticse-minilm-seed{seed}"]
+        assert variant.recipe == {**main.recipe, "seed": seed} and variant.revision == main.revision
+        assert variant.training_seeds == [] and variant.pooling == main.pooling
+    assert "senticse-minilm-seed0" not in cards and "senticse-minilm-alpha0-seed1" not in cards

@@ -65,7 +65,7 @@ def write(root: Path, model: str, task: str, score: float, half: float = 0.02) -
                   "task": {"name": task, "groups": [group], "main_score": metric,
                            "version": all_tasks()[task].metadata.version},
                   "dataset": {"name": task.split("-", 1)[1], "content_hash": f"{task}-data"},
-                  "trained_on_eval_dataset": model == "tuned" and task.endswith("-mr"),
+                  "trained_on_eval_dataset": model.startswith("tuned") and task.endswith("-mr"),
                   "details": {"confidence_interval": {"low": score - half, "high": score + half}}}
     path = result_path(root, model, "r1", task)
     write_result(path, task_result(task, "data", {"test": values}, 0.1, provenance))
@@ -426,3 +426,28 @@ def test_a_base_run_again_in_another_folder_leaves_the_comparison_with_the_base_
     write_site(board, tmp_path / "site")
     page = (tmp_path / "site" / "models" / "tuned.html").read_text()
     assert "Paired comparison with its base" in page and '<a class="base" href="minilm.html">' in page
+
+
+def test_one_recipe_trained_with_three_seeds_is_folded_into_a_mean_and_spread(tmp_path, monkeypatch):
+    """Seeds 0, 1, 2 of one recipe (same revision, recipe equal but for the seed) give one line per axis: the
+    mean of the seeds' axis means, their sample sd and range; a fourth row of another recipe stays out."""
+    root = tmp_path / "results"
+    seeds = {"tuned": 0, "tuned-seed1": 1, "tuned-seed2": 2, "other": 0}
+    for name, seed in seeds.items():
+        recipe = {"method": "m", "seed": seed, **({"data": "imdb"} if name == "other" else {})}
+        monkeypatch.setitem(MODELS, name, {"name": name, "loader": "trained", "base": "minilm", "revision": "r1",
+                                           "recipe": recipe})
+        monkeypatch.setitem(SIMILARITY, name, 0.4)
+    for (model, task), score in SCORES.items():
+        if model in ("minilm", "random"):
+            write(root, model, task, score)
+        if model == "tuned":
+            for name, shift in (("tuned", 0.0), ("tuned-seed1", -0.04), ("tuned-seed2", 0.04), ("other", 0.1)):
+                write(root, name, task, score + shift)
+    text = render(root)
+    seeds_table = _table(text, "### Training seeds on small-v1 (1 recipes)")
+    assert seeds_table[0] == ["recipe", "revision", "seeds", "Sentiment", "Meaning"]
+    # Sentiment, zero-shot: only sgts-imdb (the seeds are trained on MR): 33 - 4, 33, 33 + 4 -> mean 33, sd 4.
+    # Meaning, STS-B: 74 - 4, 74, 74 + 4 -> mean 74, sd 4 (sample sd of three points 4 apart).
+    assert seeds_table[1] == ["tuned", "r1", "0, 1, 2", "33.00 ± 4.00 (29.00-37.00) [1]",
+                              "74.00 ± 4.00 (70.00-78.00) [1]"]

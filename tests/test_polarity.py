@@ -521,3 +521,36 @@ def test_cpu_preset_resolves_to_the_authors_generation_with_the_packaged_minilm(
     first = apply_options(PRESETS["cpu"], {"neighbour_search": "per-polarity", "thinning": "exact-count",
                                            "example_encoder": "none"}, owner="polarity-st")
     assert (first.neighbour_search, first.thinning, first.example_encoder) == ("per-polarity", "exact-count", None)
+
+
+def test_the_plateau_preset_keeps_the_best_validation_epoch_and_stops_on_patience(tiny_bert, fixture_task, tmp_path):
+    from conftest import FIXTURE_SENTENCES
+
+    from sentibench.data import DatasetSpec, register_dataset
+    from sentibench.models.catalog.trained import DONE_FILE, train
+
+    rows = [{"text": f"{text} ({i})", "label": label} for i, (text, label) in enumerate(FIXTURE_SENTENCES * 3)]
+    register_dataset(DatasetSpec(
+        name="fixture-reviews-validated", description="test fixture", kind="classification",
+        label_names=("negative", "positive"), license="test", citation="test", load_rows=lambda: {"all": rows},
+        split_fractions=(0.5, 0.25, 0.25), tags=("sentiment",)))
+    with pytest.raises(BenchError, match="needs a validation split; 'fixture-reviews' has test, train"):
+        train("polarity-st", str(tiny_bert), "fixture-reviews", "plateau", out_dir=tmp_path / "none")
+    options = {"samples_per_epoch": "8", "epochs": "8", "batch_size": "4", "eval_limit": "none", "pool_size": "40",
+               "threshold": "none", "loss": "triplet", "margin": "0.1", "lr": "5e-3", "patience": "1"}
+    train("polarity-st", str(tiny_bert), "fixture-reviews-validated", "plateau", options=options, out_dir=tmp_path / "m")
+    training = json.loads((tmp_path / "m" / DONE_FILE).read_text())["training"]
+    scores = [(h["step"], h["polarity_score"]) for h in training["history"][1:]]  # the start is not a candidate
+    assert [step for step, _ in scores] == list(range(2, 2 * len(scores) + 1, 2))  # every epoch of 2 steps
+    best_step, best = max(scores, key=lambda item: (item[1], -item[0]))  # ties keep the earlier epoch
+    assert (training["best_step"], training["best_validation_polarity_score"]) == (best_step, pytest.approx(best))
+    after = [score for step, score in scores if step > best_step]
+    assert training["stopped_early"] and len(scores) < 8 and len(after) == 1 and after[0] <= best  # patience 1
+
+
+def test_patience_needs_validation_selection():
+    from sentibench.models.methods.polarity.train import resolve_config
+
+    with pytest.raises(BenchError, match="needs selection=validation"):
+        resolve_config("cpu", {"patience": "2"})
+    assert resolve_config("plateau", {}).selection == "validation"

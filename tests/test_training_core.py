@@ -15,7 +15,7 @@ from sentibench.cli import main
 from sentibench.core.errors import BenchError
 from sentibench.results.task_result import read_result
 from sentibench.training.checkpoint import load_state, register_encoder_kind, save_module_checkpoint
-from sentibench.training.loop import LoopConfig, train_loop
+from sentibench.training.loop import LoopConfig, build_optimizer, train_loop
 from sentibench.training.methods import Method, register_method
 from sentibench.training.options import apply_options, parse_option_pairs
 
@@ -126,6 +126,28 @@ def test_loop_lowers_the_loss_and_validates_the_start_when_asked():
     assert run.history[0][0] == 0 and len(run.history) == 31  # the start, then each epoch's end
     assert run.loss_curve[-1]["loss"] < 0.1 * run.loss_curve[0]["loss"] and run.loss_curve[0]["n"] == 16
     assert run.best_step == 120 and run.report()["history"][-1] == {"step": 120, "validation": run.best_score}
+
+
+@pytest.mark.parametrize("schedule, expected", [("linear", [0.1, 0.075, 0.05, 0.025]), ("constant", [0.1] * 4)])
+def test_the_learning_rate_decays_to_zero_or_holds_after_warm_up(schedule, expected, monkeypatch):
+    """No warm-up, 4 steps at 0.1: linear gives 0.1 x (4 - t) / 4 at step t; constant keeps 0.1."""
+    from sentibench.training import loop
+
+    module, optimizers, seen = torch.nn.Linear(1, 1), [], []
+    monkeypatch.setattr(loop, "build_optimizer", lambda *a: optimizers.append(build_optimizer(*a)) or optimizers[0])
+
+    def loss(batch):
+        seen.append(optimizers[0].param_groups[0]["lr"])
+        return module.weight.sum() ** 2, {}
+
+    train_loop(module, lambda e: [0, 1, 2, 3], loss, lambda: 0.0,
+               LoopConfig(learning_rate=0.1, max_steps=4, schedule=schedule), progress=False)
+    assert seen == pytest.approx(expected)
+
+
+def test_an_unknown_schedule_is_refused_in_one_line():
+    with pytest.raises(BenchError, match="schedule must be one of linear, constant"):
+        LoopConfig(learning_rate=0.1, max_steps=4, schedule="cosine")
 
 
 def test_loop_refuses_a_non_finite_loss_in_one_line():

@@ -33,6 +33,7 @@ from sentibench.report.overview import (
     group_of,
     ordered,
 )
+from sentibench.report.seed_spread import SeedFamily
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import ResultStore, current
 from sentibench.results.task_result import (
@@ -445,6 +446,8 @@ def overview_tables(overview: Overview) -> list[str]:
                          + ", ".join(f"{a} {100 * chance.axes[a].mean:.2f}" for a in names if a in chance.axes) + ".")
     else:
         parts.append("Fewer than two models have every task of the benchmark: nobody is ranked.")
+    if overview.seeds:
+        parts.extend(seed_table(overview))
     rows = overview.ranked + overview.partial
     families = [family_header(g, t, overview.metrics.get(g, [])) for g, t in overview.groups.items()]
     parts.append(f"\n### Task families of {bench.name} (means x 100, not ranked)\n")
@@ -476,6 +479,27 @@ def overview_tables(overview: Overview) -> list[str]:
         parts.append(f"\n### Cards that cannot run here ({len(overview.not_run)})\n")
         parts.extend(f"- `{name}`: {why}" for name, why in overview.not_run)
     return parts
+
+
+def seed_table(overview: Overview) -> list[str]:
+    """The training-seed spread (`report.seed_spread`) as Markdown: per family and axis, the mean over seeds
+    +- their standard deviation, with the range."""
+    names = [axis.name for axis in overview.benchmark.axes]
+
+    def spread(family: SeedFamily, axis: str) -> str:
+        found = family.axes.get(axis)
+        if found is None:
+            return ""
+        return (f"{100 * found.mean:.2f} ± {100 * found.sd:.2f} ({100 * found.low:.2f}-{100 * found.high:.2f}) "
+                f"[{found.tasks}]")
+
+    table = [[family.name, family.revision, ", ".join(map(str, family.seeds)), *[spread(family, a) for a in names]]
+             for family in overview.seeds]
+    return [f"\n### Training seeds on {overview.benchmark.name} ({len(overview.seeds)} recipes)\n",
+            "One recipe trained with several seeds (a card's `training_seeds`; each seed is also a row above): per "
+            "axis, the mean over seeds of their axis means ± the seeds' sample standard deviation, (the range), "
+            "[tasks averaged]; blank where the seeds do not cover the same tasks.\n",
+            tabulate(table, headers=["recipe", "revision", "seeds", *names], tablefmt="github", disable_numparse=True)]
 
 
 def submissions_text(roots: list[Path], benchmark: str) -> str:

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from sentibench.core.io import atomic_write_json
+from sentibench.report.seed_spread import SeedFamily, seed_families
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import counts_for
 from sentibench.results.unit_values_file import files_digest, result_units
@@ -110,6 +111,7 @@ class Overview:
     ranked: list[OverviewRow]                      # full coverage, best first on the first axis
     partial: list[OverviewRow]                     # the rest, most coverage first
     not_run: list[tuple[str, str]]                 # (hub-only card without results, why it cannot run here)
+    seeds: list[SeedFamily] = field(default_factory=list)  # one recipe trained with several seeds
 
 
 GEOMETRY = ("alignment", "uniformity", "tolerance")
@@ -387,7 +389,10 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
                for group, tasks in groups.items()}
     names = {r.provenance.model.name for results in by_model.values() for r in results.values()
              if r.provenance.model is not None}
-    return Overview(benchmark, include_in_domain, groups, metrics, len(required), ranked, partial, _hub_only(names))
+    seeds = seed_families(counted, {row.model: {axis: (score.mean, score.tasks) for axis, score in row.axes.items()}
+                                    for row in rows})
+    return Overview(benchmark, include_in_domain, groups, metrics, len(required), ranked, partial, _hub_only(names),
+                    seeds)
 
 
 def counted_metric(by_model: dict[str, dict[str, TaskResult]], task: str) -> str:

@@ -236,6 +236,9 @@ def train(request) -> dict:
     config = resolve_config(request.preset, request.options)
     spec = loss_spec(config.loss)
     dataset = get_dataset(request.data)
+    if config.selection == "validation" and "validation" not in dataset.splits:
+        raise BenchError(f"polarity-st selection=validation needs a validation split; '{request.data}' has "
+                         f"{', '.join(sorted(dataset.splits))} (use selection=last-epoch)")
     train_split = dataset.split("train")
     texts = train_split.data.column("text").to_pylist()
     labels = train_split.data.column("label").to_numpy()
