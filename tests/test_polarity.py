@@ -538,7 +538,8 @@ def test_the_plateau_preset_keeps_the_best_validation_epoch_and_stops_on_patienc
         train("polarity-st", str(tiny_bert), "fixture-reviews", "plateau", out_dir=tmp_path / "none")
     options = {"samples_per_epoch": "8", "epochs": "8", "batch_size": "4", "eval_limit": "none", "pool_size": "40",
                "threshold": "none", "loss": "triplet", "margin": "0.1", "lr": "5e-3", "patience": "1"}
-    train("polarity-st", str(tiny_bert), "fixture-reviews-validated", "plateau", options=options, out_dir=tmp_path / "m")
+    train("polarity-st", str(tiny_bert), "fixture-reviews-validated", "plateau", options=options,
+          out_dir=tmp_path / "m")
     training = json.loads((tmp_path / "m" / DONE_FILE).read_text())["training"]
     scores = [(h["step"], h["polarity_score"]) for h in training["history"][1:]]  # the start is not a candidate
     assert [step for step, _ in scores] == list(range(2, 2 * len(scores) + 1, 2))  # every epoch of 2 steps
