@@ -19,13 +19,15 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import Executor, LocalExecutor
-from sentibench.embed.encoders import Encoder, TransformerEncoder
-from sentibench.evaluation.bootstrap import describe
-from sentibench.evaluation.units import UnitValues
+from sentibench.embed.encoders import Encoder
+
+if TYPE_CHECKING:  # numpy and the evaluators load when a task runs, not when tasks are listed
+    from sentibench.embed.encoders import TransformerEncoder
+    from sentibench.evaluation.units import UnitValues
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"
 
@@ -136,6 +138,8 @@ class Task(ABC):
                                  "(a bug in the task: please report it)")
             scores["main_score"] = scores[meta.main_score]
         if evaluation.units is not None:
+            from sentibench.evaluation.bootstrap import describe
+
             evaluation.details["confidence_interval"] = describe(evaluation.units)
         return evaluation
 
