@@ -252,6 +252,19 @@ def encoded_count(stderr: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def floors(smoke: bool) -> dict[str, str]:
+    """What any command pays before its own work, timed beside the commands: the interpreter with this machine's
+    start-up hooks, the libraries every result read needs (pydantic validates what is read back; numpy holds
+    scores), and reading and validating the committed results alone (the board's share that no cache may skip:
+    data read back is checked like data made fresh)."""
+    found = {"interpreter": "pass", "import numpy and pydantic": "import numpy, pydantic"}
+    if not smoke:
+        found["read and validate every committed result"] = (
+            "from sentibench.results.task_result import iter_results; iter_results(" + repr(str(REPO / "results"))
+            + ")")
+    return found
+
+
 def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
     """Round-robin process timings of the fixed-cost commands for this tree's `bench` (and a baseline's)."""
     from sentibench.models.catalog.cards import get_card
@@ -272,19 +285,19 @@ def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
                                     "--output-folder", str(scratch / "warm")],
         }
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
-    timings: dict[str, dict] = {f"{b}: {c}": {"wall_s": [], "cpu_s": [], "encoded": []}
-                                for b in benches for c in commands}
+    runs = {f"{b}: {c}": [bench, *argv] for b, bench in benches.items() for c, argv in commands.items()}
+    runs |= {f"floor: {name}": [sys.executable, "-c", code] for name, code in floors(args.smoke).items()}
+    timings: dict[str, dict] = {name: {"wall_s": [], "cpu_s": [], "encoded": []} for name in runs}
     for round_ in range(args.cli_repeats + 1):  # round 0: warm-up (fills the cache and OS caches), untimed
-        for bench_name, bench in benches.items():
-            for command, argv in commands.items():
-                wall, cpu, done = timed_process([bench, *argv], env)
-                if done.returncode != 0:
-                    raise SystemExit(f"{bench} {' '.join(argv)} failed: {done.stderr.strip()[-500:]}")
-                if round_:
-                    entry = timings[f"{bench_name}: {command}"]
-                    entry["wall_s"].append(round(wall, 3))
-                    entry["cpu_s"].append(round(cpu, 3))
-                    entry["encoded"].append(encoded_count(done.stderr))
+        for name, argv in runs.items():
+            wall, cpu, done = timed_process(argv, env)
+            if done.returncode != 0:
+                raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.strip()[-500:]}")
+            if round_:
+                entry = timings[name]
+                entry["wall_s"].append(round(wall, 3))
+                entry["cpu_s"].append(round(cpu, 3))
+                entry["encoded"].append(encoded_count(done.stderr))
     for entry in timings.values():
         entry["wall"], entry["cpu"] = summary(entry["wall_s"]), summary(entry["cpu_s"])
     return timings
