@@ -451,3 +451,8 @@ def test_one_recipe_trained_with_three_seeds_is_folded_into_a_mean_and_spread(tm
     # Meaning, STS-B: 74 - 4, 74, 74 + 4 -> mean 74, sd 4 (sample sd of three points 4 apart).
     assert seeds_table[1] == ["tuned", "r1", "0, 1, 2", "33.00 ± 4.00 (29.00-37.00) [1]",
                               "74.00 ± 4.00 (70.00-78.00) [1]"]
+    from sentibench.report.leaderboard_html import write_site
+
+    page = write_site(build(root), tmp_path / "site").read_text()
+    seeds_html = page.split('<table id="overview-seeds">', 1)[1].split("</table>", 1)[0]
+    assert "<td>0, 1, 2</td><td>33.00 ± 4.00 (29.00-37.00) [1]</td><td>74.00 ± 4.00 (70.00-78.00) [1]</td>" in seeds_html

@@ -32,6 +32,7 @@ from sentibench.report.leaderboard import (
 )
 from sentibench.report.model_page import page_name, render_model_page
 from sentibench.report.overview import Overview, OverviewRow
+from sentibench.report.seed_spread import SeedFamily
 from sentibench.report.site_files import SiteFiles, publish
 
 STYLE = """
@@ -314,6 +315,28 @@ def _replicates(overview: Overview) -> str:
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
 
 
+def _seeds(overview: Overview) -> str:
+    """The training-seed table (`report.seed_spread`): per recipe and axis, mean over seeds ± sd (range)."""
+    if not overview.seeds:
+        return ""
+    axes = [axis.name for axis in overview.benchmark.axes]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in ("recipe", "revision", "seeds", *axes))
+
+    def cell(family: SeedFamily, axis: str) -> str:
+        found = family.axes.get(axis)
+        return "" if found is None else (f"{100 * found.mean:.2f} ± {100 * found.sd:.2f} ({100 * found.low:.2f}-"
+                                         f"{100 * found.high:.2f}) [{found.tasks}]")
+
+    rows = "".join(f"<tr><td>{model_link(f.name)}</td><td>{html.escape(f.revision)}</td>"
+                   f"<td>{', '.join(map(str, f.seeds))}</td>"
+                   + "".join(f"<td>{cell(f, a)}</td>" for a in axes) + "</tr>" for f in overview.seeds)
+    return (f"<h3>Training seeds ({len(overview.seeds)} recipes)</h3><p>One recipe trained with several seeds: the "
+            "mean over seeds of their axis means ± the seeds' sample standard deviation, (the range), [tasks "
+            "averaged].</p>"
+            f'<div class="scroll"><table id="overview-seeds"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
+            "</table></div>")
+
+
 def _overview(board: Board) -> str:
     overview = board.overview
     bench, axes = overview.benchmark, [axis.name for axis in overview.benchmark.axes]
@@ -355,6 +378,7 @@ def _overview(board: Board) -> str:
             f'<h3>Ranked: every task of {html.escape(bench.name)} (<span id="shown-count">{len(overview.ranked)} '
             f'ranked model(s) shown</span>)</h3>{ranked}'
             f'<h3>Partial coverage, not ranked ({len(overview.partial)} models)</h3>{partial}'
+            + _seeds(overview)
             + (f'<h3>Cards that cannot run here</h3><ul id="not-run">{not_run}</ul>' if not_run else "")
             + f'<script type="application/json" id="replicates">{_replicates(overview)}</script></section>')
 
