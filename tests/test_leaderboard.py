@@ -455,4 +455,5 @@ def test_one_recipe_trained_with_three_seeds_is_folded_into_a_mean_and_spread(tm
 
     page = write_site(build(root), tmp_path / "site").read_text()
     seeds_html = page.split('<table id="overview-seeds">', 1)[1].split("</table>", 1)[0]
-    assert "<td>0, 1, 2</td><td>33.00 ± 4.00 (29.00-37.00) [1]</td><td>74.00 ± 4.00 (70.00-78.00) [1]</td>" in seeds_html
+    assert ("<td>0, 1, 2</td><td>33.00 ± 4.00 (29.00-37.00) [1]</td><td>74.00 ± 4.00 (70.00-78.00) [1]</td>"
+            in seeds_html)
