@@ -276,16 +276,22 @@ def _require_base(card: ModelCard) -> None:
                                + offline_alternative(recipe["method"], recipe["data"])) from None
 
 
-def ensure_trained(card: ModelCard) -> Path:
-    """A trained card's checkpoint folder; trains it on first use (the method shows progress and ETA)."""
+def checkpoint_of(card: ModelCard) -> Path:
+    """The checkpoint folder a trained card uses, finished or not (nothing is trained here)."""
     if card.checkpoint and ((Path(card.checkpoint) / DONE_FILE).exists() or not card.recipe):
         return Path(card.checkpoint)  # trained here, or a user's own checkpoint folder
     recipe = card.recipe
-    smoke_steps = recipe.get("smoke_steps")
     full = _full_recipe(recipe["method"], recipe["base"], recipe["data"], recipe["preset"], recipe.get("seed", 0),
-                        recipe.get("options"), smoke_steps)
-    folder, _ = _checkpoint_folder(check_name(card.name), full, trained_with(full, card.revision))
-    if not (folder / DONE_FILE).exists():
+                        recipe.get("options"), recipe.get("smoke_steps"))
+    return _checkpoint_folder(check_name(card.name), full, trained_with(full, card.revision))[0]
+
+
+def ensure_trained(card: ModelCard) -> Path:
+    """A trained card's checkpoint folder; trains it on first use (the method shows progress and ETA)."""
+    folder = checkpoint_of(card)
+    if card.recipe and not (folder / DONE_FILE).exists():
+        recipe = card.recipe
+        smoke_steps = recipe.get("smoke_steps")
         _require_base(card)
         budget = f", smoke training: at most {smoke_steps} step(s) per loop" if smoke_steps else ""
         options = "".join(f" --option {key}={value}" for key, value in sorted((recipe.get("options") or {}).items()))
