@@ -12,7 +12,11 @@ this module builds its inputs and reads its outputs:
 - after every N examples (and before the first step) the retrieval task's own scoring
   (`tasks.retrieval.PolarityRetrieval.evaluate`: P and S at k=16, reference model R = the base, weights
   as the `weights` option) on the test split, optionally capped by `eval_limit`; the curve goes to the
-  training report. No checkpoint is selected on it (the paper reports the last epoch, so do we).
+  training report. With `selection=last-epoch` (`paper`, `cpu`) no checkpoint is selected on it (the paper
+  reports the last epoch, so do we). With `selection=validation` (`plateau`) the queries come from the
+  validation split instead, the trainer keeps the epoch of best Polarity Score (`load_best_model_at_end`; the
+  untouched start is not a candidate) and stops after `patience` epochs without improvement (transformers'
+  `EarlyStoppingCallback`), at a constant learning rate after the warm-up (`schedule=constant`).
 
 Presets: `paper` is Table 8 / §4 (N = 50,000, 5 epochs, batch 64, lr 3e-5, weight decay 0.01, a pool of
 250,000). `cpu` (this 2-core machine; its cost and effect are measured in docs/polarity.md) draws
