@@ -119,7 +119,7 @@ class ModelCard:
         if recipe_kind(self.loader) and not self.checkpoint and not {"method", "base", "data", "preset"} <= set(
                 self.recipe):
             raise ValueError(f"a {self.loader} card needs recipe.method, .base, .data and .preset")
-        if self.training_seeds and (not recipe_kind(self.loader) or not self.recipe or self.checkpoint):
+        if self.training_seeds and (not recipe_kind(self.loader) or not self.recipe):
             raise ValueError("training_seeds needs a card trained here from its recipe")
         seeds = [self.recipe.get("seed", 0), *self.training_seeds]
         if len(set(seeds)) != len(seeds) or len(seeds) > MAX_SEEDS:
