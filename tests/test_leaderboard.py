@@ -457,3 +457,28 @@ def test_one_recipe_trained_with_three_seeds_is_folded_into_a_mean_and_spread(tm
     seeds_html = page.split('<table id="overview-seeds">', 1)[1].split("</table>", 1)[0]
     assert ("<td>0, 1, 2</td><td>33.00 ± 4.00 (29.00-37.00) [1]</td><td>74.00 ± 4.00 (70.00-78.00) [1]</td>"
             in seeds_html)
+
+
+def test_a_bare_name_with_several_revisions_means_the_installed_cards_current_one(tmp_path):
+    """`random` is an installed card (revision sha256-seeded-normal-v1): with an older revision beside it, the bare
+    name picks the current one; a name that is no card must still say which revision."""
+    from sentibench.core.errors import BenchError
+    from sentibench.models.catalog.cards import get_card
+    from sentibench.results.store import ResultStore
+
+    root = tmp_path / "results"
+    current = get_card("random").revision
+    for name, revision, score in (("random", current, 0.01), ("random", "older", 0.5), ("mine", "a", 0.2),
+                                  ("mine", "b", 0.3)):
+        provenance = {"model": {"name": name, "loader": "random"}, "main_split": "test", "limit": None,
+                      "task": {"name": "sgts-mr", "groups": ["sgts"], "main_score": "cosine_spearman",
+                               "version": all_tasks()["sgts-mr"].metadata.version},
+                      "dataset": {"name": "mr", "content_hash": "sgts-mr-data"}}
+        write_result(result_path(root, name, revision, "sgts-mr"),
+                     task_result("sgts-mr", "data", {"test": {"cosine_spearman": score, "main_score": score}}, 0.1,
+                                 provenance))
+    store = ResultStore.load(root)
+    assert store.of_model("random")["sgts-mr"].main_score() == 0.01
+    assert store.of_model("random@older")["sgts-mr"].main_score() == 0.5
+    with pytest.raises(BenchError, match=r"several revisions .*\(a, b\); name one as mine@REVISION"):
+        store.of_model("mine")

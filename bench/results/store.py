@@ -64,26 +64,27 @@ class ResultStore:
     def of_model(self, model: str) -> dict[str, TaskResult]:
         """A model's full results by task, from the first folder that has it; `model [FOLDER]` picks the
         folder named FOLDER (the board's label for a model found in several), `model@revision` one revision
-        (needed when a folder holds several). An unknown name suggests the closest names the folders hold."""
+        (a bare name, when a folder holds several, means the installed card's current revision; without such
+        a card it must name one). An unknown name suggests the closest names the folders hold."""
         label, _, folder = model.partition(" [")
         name, _, revision = label.partition("@")
         roots = [root for root in self.roots if not folder or root.name == folder.removesuffix("]")]
         present: set[str] = set()
         for root in roots:
-            found: dict[str, TaskResult] = {}
-            revisions = set()
+            by_revision: dict[str, dict[str, TaskResult]] = {}
             for result in self.full(root):
                 if result.provenance.model is None:
                     continue
                 present.add(result.provenance.model.name)
                 if result.provenance.model.name != name or (revision and result.path.parent.name != revision):
                     continue
-                revisions.add(result.path.parent.name)
-                found[result.task_name] = result
-            if found:
-                if len(revisions) > 1:
+                by_revision.setdefault(result.path.parent.name, {})[result.task_name] = result
+            if by_revision:
+                found = by_revision.get(current_revision(name)) if len(by_revision) > 1 else None
+                if found is None and len(by_revision) > 1:
                     raise BenchError(f"model '{name}' has results of several revisions in {root} "
-                                     f"({', '.join(sorted(revisions))}); name one as {name}@REVISION")
+                                     f"({', '.join(sorted(by_revision))}); name one as {name}@REVISION")
+                found = found or next(iter(by_revision.values()))
                 check_one_weights_per_folder(list(found.values()))
                 return found
         near = difflib.get_close_matches(name, sorted(present), n=3, cutoff=0.6)
@@ -92,6 +93,15 @@ class ResultStore:
             raise BenchError(f"no results for model '{model}' under {under}. Did you mean: {', '.join(near)}?")
         raise BenchError(f"no results for model '{model}' under {under}; run `bench run -m {name}` first (or add "
                          "the folder that holds them with another --results)")
+
+
+def current_revision(name: str) -> str | None:
+    """The revision of the installed card called `name` (None: no such card): what a bare model name means
+    when a results folder holds several revisions of it."""
+    from sentibench.models.catalog.cards import all_cards
+
+    card = all_cards().get(name)
+    return None if card is None else card.revision
 
 
 def current(results: Iterable[TaskResult]) -> tuple[list[TaskResult], list[TaskResult]]:
