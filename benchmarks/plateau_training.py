@@ -38,8 +38,8 @@ def training_summary(folder: Path) -> dict | None:
             "first_validation": scores[0] if scores else None, "train_seconds": report.get("train_seconds")}
 
 
-def lite_axes(results: Path, card) -> dict[str, float]:
-    """The card's axis means x 100 on the lite benchmark (in-domain tasks left out), from its own revision."""
+def lite_axes(results: Path, name: str, revision: str) -> dict[str, float]:
+    """A model's axis means x 100 on the lite benchmark (in-domain tasks left out), from one revision."""
     from sentibench.core.errors import BenchError
     from sentibench.report.overview import axis_scores
     from sentibench.results.store import ResultStore, counts_for
@@ -47,7 +47,7 @@ def lite_axes(results: Path, card) -> dict[str, float]:
 
     benchmark = get_benchmark(BENCHMARK)
     try:
-        found = ResultStore.load(results).of_model(f"{card.name}@{card.revision}")
+        found = ResultStore.load(results).of_model(f"{name}@{revision}")
     except BenchError:  # a card without results has no row
         return {}
     counted = {task: result for task, result in found.items() if counts_for(result, benchmark)}
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 records.append({"card": name, "seed": card.recipe["seed"], "checkpoint": folder.name})
                 continue
             summary = training_summary(folder) if (folder / DONE_FILE).exists() else None
-            axes = lite_axes(args.results, card)
+            axes = lite_axes(args.results, name, card.revision)
             records.append({"card": name, "revision": card.revision, "seed": card.recipe["seed"],
                             "training": summary, "lite_axes": axes})
             rows.append([name, card.recipe["seed"], *(("", "", "", "", "") if summary is None else (
@@ -93,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(tabulate(rows, headers=["card", "seed", "steps", "kept step", "stopped by", "train s", "kept validation",
                                   "lite Sentiment", "lite Meaning"], tablefmt="github"))
+    earlier = {}
+    for family in CARDS:  # the card's other revisions in the results folder (seed 0 of a fixed step budget)
+        for folder in sorted((args.results / family).glob("*/")):
+            if folder.name != cards[family].revision:
+                earlier[f"{family}@{folder.name}"] = lite_axes(args.results, family, folder.name)
+    print(tabulate([[name, axes.get("Sentiment", ""), axes.get("Meaning", "")] for name, axes in earlier.items()],
+                   headers=["earlier revision", "lite Sentiment", "lite Meaning"], tablefmt="github"))
     for family in CARDS:
         axes = [r["lite_axes"] for r in records if r["card"].startswith(family) and r["lite_axes"]]
         for axis in ("Sentiment", "Meaning"):
@@ -101,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{family} {axis}: mean {statistics.fmean(values):.2f}, sd {statistics.stdev(values):.2f}, "
                       f"range {min(values):.2f}-{max(values):.2f} over {len(values)} seeds")
     if args.json:
-        args.json.write_text(json.dumps({"benchmark": BENCHMARK, "cards": records}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"benchmark": BENCHMARK, "cards": records, "earlier_revisions": earlier},
+                                        indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 
