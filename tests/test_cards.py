@@ -120,3 +120,17 @@ def test_a_card_with_training_seeds_stands_for_one_card_per_seed_with_only_the_s
     assert "senticse-minilm-seed0" not in cards and "senticse-minilm-alpha0-seed1" not in cards
     trained = dataclasses.replace(main, checkpoint="/checkpoints/senticse-minilm")  # what `trained.ready` does
     assert trained.training_seeds == [1, 2]
+
+
+def test_a_seed_variant_that_takes_another_cards_name_is_refused(tmp_path, monkeypatch):
+    from sentibench.models.catalog import cards
+
+    (tmp_path / "x.yaml").write_text(TRAINED + "training_seeds: [1]\n")
+    (tmp_path / "x-seed1.yaml").write_text(TRAINED.replace("name: x", "name: x-seed1"))
+    monkeypatch.setattr(cards, "PACKAGED_CARDS", tmp_path)
+    cards._packaged.cache_clear()
+    try:
+        with pytest.raises(BenchError, match="'x-seed1' is also .*x-seed1.yaml"):
+            cards.packaged_cards()
+    finally:
+        cards._packaged.cache_clear()

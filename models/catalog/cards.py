@@ -58,8 +58,13 @@ def user_cards_dir() -> Path:
 
 @cache
 def _packaged() -> dict[str, ModelCard]:
-    return {variant.name: variant for card in map(read_card, sorted(PACKAGED_CARDS.glob("*.yaml")))
-            for variant in seed_variants(card)}
+    cards: dict[str, ModelCard] = {}
+    for card in map(read_card, sorted(PACKAGED_CARDS.glob("*.yaml"))):
+        for variant in seed_variants(card):
+            if variant.name in cards:
+                raise BenchError(f"model card {card.path}: '{variant.name}' is also {cards[variant.name].path}")
+            cards[variant.name] = variant
+    return cards
 
 
 _warned: set[str] = set()
