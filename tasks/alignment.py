@@ -24,8 +24,6 @@ from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.geometry import GeometryEvaluator
-from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 
@@ -38,6 +36,9 @@ class AlignmentUniformity(Task):
     max_examples: int = 2000
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        from sentibench.evaluation.geometry import GeometryEvaluator  # numpy: loaded when a task runs
+        from sentibench.evaluation.sampling import capped_indices, split_arrays
+
         cap = min(c for c in (self.max_examples, context.limit) if c is not None)
         texts, labels = split_arrays(self.metadata.dataset, "test", cap, context.seed)
         scored = GeometryEvaluator(texts, labels)(encoder, context.batch_size, context.intervals)

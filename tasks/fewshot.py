@@ -32,21 +32,17 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import ItemFailed, fan_out
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.bootstrap import t_interval
-from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning, widening_search
-from sentibench.evaluation.sampling import capped_indices
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 from sentibench.training.finetune_config import FineTuneConfig, score
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy, scikit-learn and the samplers load when a task runs, not when tasks are listed
+    import numpy as np
     from sklearn.linear_model import LogisticRegression
 
     from sentibench.training.finetune import PretrainedWeights
@@ -60,6 +56,8 @@ def frozen_search(x: np.ndarray, y: np.ndarray, vx: np.ndarray, vy: np.ndarray, 
     validation draw (vx, vy), ties to the stronger regularisation, from `C_GRID` widened past an edge that
     is still improving (`widening_search`; each C is fitted once). Returns (model, C, score by C searched)."""
     from sklearn.linear_model import LogisticRegression
+
+    from sentibench.evaluation.classifiers import C_GRID, widening_search
 
     models: dict[float, LogisticRegression] = {}
     scores: dict[float, float] = {}
@@ -160,37 +158,9 @@ VERSION_3_OPTIONS = tuple(option(p) for p in VERSION_3_PROTOCOLS for option in (
                                                                                  with_first_token_head))
 
 
-def sample_per_class(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
-    """K indices of each class, without replacement (SentiCSE (Kim et al., 2024) §4.4); sorted."""
-    rng = np.random.default_rng(seed)
-    picked = []
-    for label in np.unique(labels):
-        members = np.flatnonzero(labels == label)
-        if len(members) < k:
-            raise BenchError(f"class {label} has {len(members)} training examples, fewer than K={k}")
-        picked.append(rng.choice(members, size=k, replace=False))
-    return np.sort(np.concatenate(picked))
-
-
-def sample_stratified(labels: np.ndarray, n: int, seed: int) -> np.ndarray:
-    """N indices without replacement, stratified to train's class proportions (scikit-learn); sorted."""
-    if n >= len(labels):
-        raise BenchError(f"N={n} needs more than the {len(labels)} training examples")
-    from sklearn.model_selection import train_test_split
-
-    picked, _ = train_test_split(np.arange(len(labels)), train_size=n, random_state=seed, stratify=labels)
-    return np.sort(picked)
-
-
-def sample_rest(n_total: int, taken: np.ndarray, size: int, seed: int) -> np.ndarray:
-    """`size` indices of range(n_total) outside `taken`, without replacement; sorted."""
-    rest = np.setdiff1d(np.arange(n_total), taken)
-    if size > len(rest):
-        raise BenchError(f"{size} validation examples asked, only {len(rest)} training examples are left")
-    return np.sort(np.random.default_rng(seed + 1_000_003).choice(rest, size=size, replace=False))
-
-
 def _digest(indices: np.ndarray) -> str:
+    import numpy as np
+
     return hashlib.sha256(np.asarray(indices, dtype=np.int64).tobytes()).hexdigest()[:16]
 
 
@@ -296,6 +266,8 @@ class FewShotTask(Task):
 
     def data(self, limit: int | None) -> Data:
         """Texts and labels of train, the validation pool and test (capped as recorded in `info`)."""
+        from sentibench.evaluation.sampling import capped_indices
+
         prepared = get_dataset(self.metadata.dataset)
         train, test = prepared.split("train"), prepared.split("test")
         cap = min(c for c in (self.test_cap, self.protocol.test_size, limit, 10**12) if c is not None)
@@ -315,6 +287,8 @@ class FewShotTask(Task):
 
     def draws(self, data: Data, context: EvalContext) -> list[Draw]:
         """Every seed's training and validation examples; the frozen twin gets exactly the same."""
+        from sentibench.evaluation.sampling import capped_indices, sample_per_class, sample_rest, sample_stratified
+
         out = []
         first = context.seed if self.protocol.first_seed is None else self.protocol.first_seed
         for seed in range(first, first + self.protocol.seeds):
@@ -366,6 +340,8 @@ class FewShotTask(Task):
         return [runs[draw.seed] for draw in draws]
 
     def _frozen(self, encoder: Encoder, data: Data, draws: list[Draw]) -> list[dict]:
+        import numpy as np
+
         train_ids = sorted({int(i) for d in draws for i in d.train})
         val_ids = sorted({int(i) for d in draws for i in d.validation})
         texts = ([data.train_texts[i] for i in train_ids] + [data.validation_texts[i] for i in val_ids]
@@ -384,6 +360,11 @@ class FewShotTask(Task):
         return runs
 
     def _aggregate(self, data: Data, draws: list[Draw], runs: list[dict]) -> Evaluation:
+        import numpy as np
+
+        from sentibench.evaluation.bootstrap import t_interval
+        from sentibench.evaluation.classifiers import C_GRID, C_LIMITS, grid_edge_warning
+
         per_seed = []
         for draw, run in zip(draws, runs):
             predicted = run.pop("predicted")

@@ -31,8 +31,6 @@ from sentibench.core.hashing import digest
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.probe import ProbeEvaluator
-from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 
@@ -47,6 +45,9 @@ class LinearProbe(Task):
     max_eval: int | None = None     # seeded cap on the dev and test splits
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        from sentibench.evaluation.probe import ProbeEvaluator  # numpy: loaded when a task runs
+        from sentibench.evaluation.sampling import capped_indices, split_arrays
+
         prepared = get_dataset(self.metadata.dataset)
         limit, seed = context.limit, context.seed
         cap_train = min(c for c in (self.max_train, limit, 10**12) if c is not None)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, RetrievalEvaluator, retrieval_sample
+from sentibench.evaluation.retrieval_protocol import PAPER_K, PAPER_LOOKUP_FACTOR
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 
@@ -43,6 +43,8 @@ class PolarityRetrieval(Task):
     weights: str = "linear-discount"  # or "uniform" (see the module docstring)
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        from sentibench.evaluation.retrieval import RetrievalEvaluator, retrieval_sample  # numpy, faiss: when run
+
         seed = context.seed
         sample = retrieval_sample(self.metadata.dataset, context.limit, seed, self.lookup_factor)
         same_model = context.reference is None

@@ -30,16 +30,18 @@ Scores are fractions; `f1` is macro-F1 except on MRPC. The protocols, whole, are
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.sampling import capped_indices, split_arrays
-from sentibench.evaluation.senteval import Protocol, SentEvalEvaluator
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
+
+if TYPE_CHECKING:  # numpy and the evaluator load when a task runs, not when tasks are listed
+    import numpy as np
+
+    from sentibench.evaluation.senteval import Protocol
 
 
 @dataclass
@@ -50,6 +52,9 @@ class SentEvalTransfer(Task):
     protocol: Protocol = "kfold"
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        from sentibench.evaluation.sampling import split_arrays
+        from sentibench.evaluation.senteval import SentEvalEvaluator
+
         prepared = get_dataset(self.metadata.dataset)
         seed, limit = context.seed, context.limit
         splits = [s for s in ("train", "validation", "test") if s in prepared.splits]
@@ -65,6 +70,8 @@ class SentEvalTransfer(Task):
 
     @staticmethod
     def _pairs(part, context: EvalContext) -> tuple[list[str], list[str], np.ndarray]:
+        from sentibench.evaluation.sampling import capped_indices
+
         keep = capped_indices(len(part), context.limit, context.seed)
         first, second = part.data.column("sentence1").to_pylist(), part.data.column("sentence2").to_pylist()
         labels = part.data.column("score").to_numpy()[keep].astype(int)

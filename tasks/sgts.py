@@ -26,12 +26,16 @@ validation split, never the test sentences.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.sgts import Design, SgTSEvaluator
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
+
+if TYPE_CHECKING:  # numpy and the evaluator load when a task runs, not when tasks are listed
+    from sentibench.evaluation.sgts import Design
 
 
 class SgTSTask(Task):
@@ -53,6 +57,8 @@ class SgTSTask(Task):
         )
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        from sentibench.evaluation.sgts import SgTSEvaluator
+
         split = self.metadata.eval_splits[0]
         columns = get_dataset(self.metadata.dataset).columns(split, ("text", "label"))  # arrow, at once
         cap = min(filter(None, (self.max_per_class, context.limit and context.limit // 2)), default=None)

@@ -16,13 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from sentibench.data import get_dataset
 from sentibench.data.spec import DatasetSpec
 from sentibench.embed.encoders import Encoder
-from sentibench.evaluation.sampling import capped_indices
-from sentibench.evaluation.sts import STSEvaluator
 from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.registry import register_family
 
@@ -34,6 +30,11 @@ class STS(Task):
     metadata: TaskMetadata
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        import numpy as np  # numpy and the evaluator load when a task runs, not when tasks are listed
+
+        from sentibench.evaluation.sampling import capped_indices
+        from sentibench.evaluation.sts import STSEvaluator
+
         prepared = get_dataset(self.metadata.dataset)
         scores, details = {}, {"limit": context.limit, "seed": context.seed, "similarity": "cosine",
                                "dataset_hash": prepared.content_hash, "pairs": {}, "subsets": {}}

@@ -18,16 +18,9 @@ from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.registry import DATASETS
 from sentibench.embed.encoders import TransformerEncoder
+from sentibench.evaluation.sampling import sample_per_class, sample_rest, sample_stratified
 from sentibench.tasks.base import EvalContext
-from sentibench.tasks.fewshot import (
-    INFODCL,
-    SENTICSE,
-    FewShotProtocol,
-    FewShotTask,
-    sample_per_class,
-    sample_rest,
-    sample_stratified,
-)
+from sentibench.tasks.fewshot import INFODCL, SENTICSE, FewShotProtocol, FewShotTask
 from sentibench.training.finetune import EvalSet, FineTuneConfig, fine_tune, score
 
 POSITIVE = ("good", "great", "fine", "nice", "happy", "love", "best", "excellent", "superb")

@@ -23,12 +23,11 @@ from sentibench.data import get_dataset
 from sentibench.embed.encoders import Encoder
 from sentibench.evaluation import metrics
 from sentibench.evaluation.evaluator import Scored
+from sentibench.evaluation.retrieval_protocol import PAPER_K
 from sentibench.evaluation.sampling import capped_indices, split_arrays
 from sentibench.evaluation.units import mean_units
 
 NDCG_CUTOFF = 10
-PAPER_K = 16              # neighbours per query (§3.1)
-PAPER_LOOKUP_FACTOR = 5   # lookup size / number of queries (§3.1)
 
 
 @dataclass(frozen=True)
