@@ -73,7 +73,7 @@ def test_every_committed_result_of_a_v1_task_records_the_pinned_dataset():
         if pinned is not None:
             assert result.provenance.dataset.content_hash == pinned.dataset_sha256, result.path
             checked += 1
-    assert checked == 35 * 25
+    assert checked >= 35 * 25  # the 25 cards of the full suite, plus runs of some tasks only (the lite seeds)
 
 
 def _tiny(name: str, task: str = "sgts-mr") -> Benchmark:

@@ -58,7 +58,8 @@ from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder, weights_digest
 from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
-from sentibench.evaluation.retrieval import PAPER_K, PAPER_LOOKUP_FACTOR, retrieval_sample, score_retrieval
+from sentibench.evaluation.retrieval import retrieval_sample, score_retrieval
+from sentibench.evaluation.retrieval_protocol import PAPER_K, PAPER_LOOKUP_FACTOR
 from sentibench.models.methods.polarity.examples import (
     COLUMNS,
     GenerationConfig,
