@@ -481,19 +481,21 @@ def overview_tables(overview: Overview) -> list[str]:
     return parts
 
 
+def seed_spread_text(family: SeedFamily, axis: str) -> str:
+    """`62.32 ± 1.53 (61.08-64.03) [11]`: mean over seeds ± sd (range) [tasks averaged], x 100; "" without one."""
+    found = family.axes.get(axis)
+    if found is None:
+        return ""
+    return (f"{100 * found.mean:.2f} ± {100 * found.sd:.2f} ({100 * found.low:.2f}-{100 * found.high:.2f}) "
+            f"[{found.tasks}]")
+
+
 def seed_table(overview: Overview) -> list[str]:
     """The training-seed spread (`report.seed_spread`) as Markdown: per family and axis, the mean over seeds
     +- their standard deviation, with the range."""
     names = [axis.name for axis in overview.benchmark.axes]
-
-    def spread(family: SeedFamily, axis: str) -> str:
-        found = family.axes.get(axis)
-        if found is None:
-            return ""
-        return (f"{100 * found.mean:.2f} ± {100 * found.sd:.2f} ({100 * found.low:.2f}-{100 * found.high:.2f}) "
-                f"[{found.tasks}]")
-
-    table = [[family.name, family.revision, ", ".join(map(str, family.seeds)), *[spread(family, a) for a in names]]
+    table = [[family.name, family.revision, ", ".join(map(str, family.seeds)),
+              *[seed_spread_text(family, a) for a in names]]
              for family in overview.seeds]
     return [f"\n### Training seeds on {overview.benchmark.name} ({len(overview.seeds)} recipes)\n",
             "One recipe trained with several seeds (a card's `training_seeds`; each seed is also a row above): per "

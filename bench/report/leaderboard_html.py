@@ -29,10 +29,10 @@ from sentibench.report.leaderboard import (
     Group,
     family_header,
     rank_text,
+    seed_spread_text,
 )
 from sentibench.report.model_page import page_name, render_model_page
 from sentibench.report.overview import Overview, OverviewRow
-from sentibench.report.seed_spread import SeedFamily
 from sentibench.report.site_files import SiteFiles, publish
 
 STYLE = """
@@ -321,15 +321,9 @@ def _seeds(overview: Overview) -> str:
         return ""
     axes = [axis.name for axis in overview.benchmark.axes]
     head = "".join(f"<th>{html.escape(h)}</th>" for h in ("recipe", "revision", "seeds", *axes))
-
-    def cell(family: SeedFamily, axis: str) -> str:
-        found = family.axes.get(axis)
-        return "" if found is None else (f"{100 * found.mean:.2f} ± {100 * found.sd:.2f} ({100 * found.low:.2f}-"
-                                         f"{100 * found.high:.2f}) [{found.tasks}]")
-
     rows = "".join(f"<tr><td>{model_link(f.name)}</td><td>{html.escape(f.revision)}</td>"
                    f"<td>{', '.join(map(str, f.seeds))}</td>"
-                   + "".join(f"<td>{cell(f, a)}</td>" for a in axes) + "</tr>" for f in overview.seeds)
+                   + "".join(f"<td>{seed_spread_text(f, a)}</td>" for a in axes) + "</tr>" for f in overview.seeds)
     return (f"<h3>Training seeds ({len(overview.seeds)} recipes)</h3><p>One recipe trained with several seeds: the "
             "mean over seeds of their axis means ± the seeds' sample standard deviation, (the range), [tasks "
             "averaged].</p>"
