@@ -17,11 +17,11 @@ from sentibench.run.runner import run
 HEAVY = ("torch", "transformers", "sentence_transformers", "datasets", "sklearn", "scipy", "pandas", "faiss")
 
 
-def _heavy_imports(tmp_path: Path, *commands: list[str]) -> list[str]:
-    """Run `bench` commands in a fresh interpreter; the heavy top-level packages it imported."""
+def _heavy_imports(tmp_path: Path, *commands: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """Run `bench` commands in a fresh interpreter; the `heavy` modules it imported."""
     script = ("import sys\nfrom sentibench.cli import main\n"
               + "".join(f"assert main({argv!r}) == 0\n" for argv in commands)
-              + f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n")
+              + f"print(sorted(m for m in sys.modules if m in {heavy!r} or m.split('.')[0] in {heavy!r}))\n")
     env = {"SENTIBENCH_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -62,7 +62,24 @@ def test_a_run_with_nothing_to_do_imports_no_heavy_library(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"task_name": task.name, "scores": {"test": [{"main_score": 0.5}]},
                                 "sentibench": {"task": {"version": task.metadata.version}, "limit": None}}))
-    assert _heavy_imports(tmp_path, ["run", "-t", "sgts-mr", "--output-folder", str(tmp_path / "out")]) == []
+    # nor numpy (no vector is made or read), tqdm (nothing is encoded) or the HTTP stack (nothing downloaded)
+    assert _heavy_imports(tmp_path, ["run", "-t", "sgts-mr", "--output-folder", str(tmp_path / "out")],
+                          heavy=(*HEAVY, "numpy", "tqdm", "urllib.request", "http.client")) == []
+
+
+def test_a_hub_dataset_in_no_cache_is_skipped_without_importing_datasets(tmp_path):
+    """Offline (or with no endpoint) and with neither Hugging Face cache holding the set, loading it can only
+    fail: the task is skipped with the libraries' one line before `datasets` (about 1 s) is imported."""
+    script = ("import json, sys\nfrom sentibench.cli import main\n"
+              f"code = main(['run', '-m', 'random', '-t', 'sgts-mpqa', '--output-folder', {str(tmp_path / 'out')!r}])\n"
+              "print(json.dumps([code, 'datasets' in sys.modules]))\n")
+    env = {"SENTIBENCH_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
+           "HF_HOME": str(tmp_path / "empty-hf-home")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    code, imported = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == 2 and imported is False, done.stderr
+    assert "dataset 'mpqa' (jxm/mpqa) needs the Hugging Face Hub" in done.stderr
+    assert "HF_HUB_OFFLINE is set and it is not in the local cache" in done.stderr
 
 
 def test_the_cache_key_names_the_unpadded_batching_so_no_padded_vector_is_reused():

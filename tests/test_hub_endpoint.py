@@ -86,6 +86,10 @@ def test_a_hub_model_on_a_hub_dataset_through_the_endpoint_then_offline(tmp_path
     assert stored["sentibench"]["model"]["revision"] == model.commit  # the commit, not "main"
     assert stored["sentibench"]["model"]["hub_id"] == MODEL
     assert stored["sentibench"]["dataset"]["sources"] == [f"hub {DATASET}@{dataset.commit}"]  # the data's commit
+    # the cache folders `data.hub.refuse_uncached_dataset` looks for before it lets datasets load: the
+    # libraries' own layout, so that a filled cache is never refused unasked
+    assert (hf_home / "hub" / f"datasets--{DATASET.replace('/', '--')}").is_dir()
+    assert (hf_home / "datasets" / DATASET.replace("/", "___")).is_dir()
 
     # the same command on a machine without the Hub: the filled cache serves both, the endpoint is gone
     offline = _bench(tmp_path, plugin, hf_home, "offline", HF_HUB_OFFLINE="1",

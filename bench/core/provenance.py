@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import platform
 import subprocess
-from importlib import metadata
 from pathlib import Path
 
 from sentibench import __version__
@@ -23,6 +22,8 @@ def versions() -> dict[str, str | None]:
 
 @functools.cache
 def _installed_versions() -> dict[str, str | None]:
+    from importlib import metadata  # here: a run with nothing to record never reads the installed packages
+
     found: dict[str, str | None] = {"sentibench": __version__, "python": platform.python_version()}
     for package in PACKAGES:
         try:

@@ -148,6 +148,28 @@ def hub_access() -> Iterator[bool]:
         constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE = saved
 
 
+def refuse_uncached_dataset(what: str, repo_id: str) -> None:
+    """`hub_unavailable`'s error, raised before datasets is imported (about 1 s), when loading Hub dataset
+    `repo_id` can only fail: the Hub cannot be asked (`HF_HUB_OFFLINE`, or the endpoint does not answer the
+    probe) and neither huggingface_hub's cache (`HF_HUB_CACHE`, `datasets--<org>--<name>`) nor datasets' own
+    (`HF_DATASETS_CACHE`, default `HF_HOME/datasets`, `<org>___<name>`) holds a folder for it. Any such
+    folder, however partial, leaves the decision to datasets."""
+    import os
+    from pathlib import Path
+
+    from huggingface_hub import constants
+
+    offline = constants.HF_HUB_OFFLINE
+    if not offline and endpoint_reachable(constants.ENDPOINT):
+        return
+    datasets_cache = os.path.expanduser(os.environ.get("HF_DATASETS_CACHE")
+                                        or os.path.join(constants.HF_HOME, "datasets"))
+    folders = (Path(constants.HF_HUB_CACHE) / f"datasets--{repo_id.replace('/', '--')}",
+               Path(datasets_cache) / repo_id.replace("/", "___"))
+    if not any(folder.exists() for folder in folders):
+        raise hub_unavailable(what, None, reachable=bool(offline))
+
+
 def hub_unavailable(what: str, error: Exception | None, instead: str = "", reachable: bool = True) -> UnavailableError:
     """One line for `what` that neither the local Hugging Face cache nor the Hub endpoint could serve, in the
     Hub libraries' own terms: `HF_HUB_OFFLINE`, `HF_ENDPOINT` (a mirror), `HF_HOME` (the cache). `reachable`

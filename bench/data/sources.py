@@ -20,13 +20,11 @@ import json
 import os
 import re
 import tarfile
-import urllib.error
-import urllib.parse
-import urllib.request
 import zipfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urljoin
 
 from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
@@ -74,10 +72,12 @@ class RegistryPackage:
 
     def _fetch(self, target: Path) -> None:
         """Download to a temporary file beside `target`; rename it into place only if its sha256 matches."""
+        from urllib.request import urlopen  # here: only a download pays for the HTTP stack
+
         url = self._file_url()
         fd, tmp = new_file_beside(target, suffix=".part")
         try:
-            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=20) as response:
+            with os.fdopen(fd, "wb") as out, urlopen(url, timeout=20) as response:
                 for block in iter(lambda: response.read(1 << 20), b""):
                     out.write(block)
             actual = sha256_file(Path(tmp))
@@ -85,7 +85,7 @@ class RegistryPackage:
                 raise BenchError(f"{self.filename}: sha256 {actual[:12]}... does not match the pinned "
                                  f"{self.sha256[:12]}...; the index served a different file, refusing to use it.")
             os.replace(tmp, target)
-        except (OSError, urllib.error.URLError) as error:
+        except OSError as error:  # urllib's URLError is an OSError
             raise self._unreachable(error) from None
         finally:
             Path(tmp).unlink(missing_ok=True)
@@ -96,20 +96,22 @@ class RegistryPackage:
         page = f"{index}/{re.sub(r'[-_.]+', '-', self.name).lower()}/"
         if page.startswith("file:"):  # a local index: a folder per project holding index.html
             page += "index.html"
-        request = urllib.request.Request(page, headers={
+        from urllib.request import Request, urlopen
+
+        request = Request(page, headers={
             "Accept": "application/vnd.pypi.simple.v1+json, text/html;q=0.1"})
         try:
-            with urllib.request.urlopen(request, timeout=20) as response:
+            with urlopen(request, timeout=20) as response:
                 body = response.read().decode("utf-8", "replace")
                 kind = response.headers.get("Content-Type", "")
-        except (OSError, urllib.error.URLError) as error:
+        except OSError as error:  # urllib's URLError is an OSError
             raise self._unreachable(error) from None
         links = ({f["filename"]: f["url"] for f in json.loads(body).get("files", [])} if "json" in kind
                  else _anchors(body))
         if self.filename not in links:
             raise BenchError(f"the package index lists no {self.filename} for {self.name}; "
                              f"put the file (sha256 {self.sha256}) into {cache_dir('downloads')}")
-        return urllib.parse.urljoin(page, links[self.filename])
+        return urljoin(page, links[self.filename])
 
     def _unreachable(self, error: Exception) -> BenchError:
         return BenchError(f"could not download {self.name}=={self.version} from the package index ({error}); "

@@ -21,7 +21,7 @@ from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_write_json
 from sentibench.core.paths import cache_dir
-from sentibench.data.hub import hub_access, hub_unavailable
+from sentibench.data.hub import hub_access, hub_unavailable, refuse_uncached_dataset
 from sentibench.data.registry import get_spec
 from sentibench.data.spec import UNSPLIT, DatasetSpec, Row, RowsBySplit
 
@@ -180,6 +180,8 @@ def _file_hashes(folder) -> dict[str, str]:
 
 def _prepare(spec: DatasetSpec, folder) -> None:
     """Read, split, validate and save the dataset; the folder appears whole or not at all."""
+    if spec.load_rows is None and spec.hub is not None:
+        refuse_uncached_dataset(f"dataset '{spec.name}' ({spec.hub.repo_id})", spec.hub.repo_id)
     import datasets
 
     datasets.disable_progress_bars()  # materialising is quick; its per-split bars are noise

@@ -22,13 +22,14 @@ import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sentibench.core.errors import BenchError, printable
 from sentibench.core.paths import cache_dir
 from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder, progress_label
+
+if TYPE_CHECKING:  # numpy is imported where vectors are made: a run whose results all exist never loads it
+    import numpy as np
 
 _CHUNK = 900  # SQLite's default limit on host parameters is 999
 WRITE_BATCH = 512  # texts encoded and committed together; a killed run re-encodes at most this many
@@ -71,6 +72,8 @@ class EmbeddingStore:
     def get(self, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], int]:
         """Stored vectors by key, and how many rows were refused: a row whose byte length disagrees with its
         dimension, or with a value that is not finite, is treated as missing (its text is encoded again)."""
+        import numpy as np
+
         found: dict[bytes, np.ndarray] = {}
         refused = 0
         for key, dim, blob in self._rows("SELECT key, dim, vec FROM vectors WHERE key IN ({marks})", keys):
@@ -117,6 +120,8 @@ def check_texts(texts: list[str], model: str) -> None:
 
 def check_embeddings(vectors: object, n_texts: int, model: str) -> np.ndarray:
     """A [n_texts, d] finite float32 array, or a one-line error naming what is wrong."""
+    import numpy as np
+
     array = np.asarray(vectors)
     if array.ndim != 2 or array.shape[0] != n_texts:
         raise BenchError(f"model '{model}' returned embeddings of shape {array.shape} for {n_texts} texts; "
@@ -188,6 +193,28 @@ class CachedEncoder:
         extra = getattr(self.base, "cache_identity", None)
         return {"dtype": "float32", **self.identity, **(extra() if extra else {})}
 
+    def _encode_missing(self, missing: list[int], unique: list[str], keys: list[bytes], found: dict,
+                        store: EmbeddingStore | None, batch_size: int, show_progress_bar: bool | None) -> None:
+        """Encode `unique[i]` for every i in `missing`, WRITE_BATCH at a time, each batch committed to the
+        store and added to `found` (key -> vector)."""
+        from tqdm.auto import tqdm  # here: a fully cached run never pays for importing it
+
+        show = len(missing) >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
+        bar = tqdm(total=len(missing), desc=progress_label(self.name), unit="text", disable=not show)
+        for start in range(0, len(missing), WRITE_BATCH):
+            batch = missing[start:start + WRITE_BATCH]
+            new = self.base.encode([unique[i] for i in batch], batch_size=batch_size, show_progress_bar=False)
+            new = check_embeddings(new, len(batch), self.name)
+            if self.dimension is not None and new.shape[1] != self.dimension:
+                raise BenchError(f"model '{self.name}' makes {new.shape[1]}-dimensional vectors but its card declares "
+                                 f"embedding_size {self.dimension}; correct the card")
+            self.encoded += len(batch)
+            if store:
+                store.put([keys[i] for i in batch], new)
+            found.update({keys[i]: row for i, row in zip(batch, new)})
+            bar.update(len(batch))
+        bar.close()
+
     def _store(self) -> EmbeddingStore:
         key = fingerprint(self.current_identity())
         if key not in self._stores:
@@ -213,23 +240,10 @@ class CachedEncoder:
             print(printable(f"warning: embedding cache {store.path}: {refused} stored vector(s) were not finite or "
                             "had the wrong size; encoding those texts again"), file=sys.stderr)
         missing = sorted((i for i, key in enumerate(keys) if key not in found), key=lambda i: -len(unique[i]))
-        show = len(missing) >= PROGRESS_MIN_TEXTS if show_progress_bar is None else show_progress_bar
-        from tqdm.auto import tqdm  # here: a fully cached run never pays for importing it
+        if missing:
+            self._encode_missing(missing, unique, keys, found, store, batch_size, show_progress_bar)
+        import numpy as np
 
-        bar = tqdm(total=len(missing), desc=progress_label(self.name), unit="text", disable=not show)
-        for start in range(0, len(missing), WRITE_BATCH):
-            batch = missing[start:start + WRITE_BATCH]
-            new = self.base.encode([unique[i] for i in batch], batch_size=batch_size, show_progress_bar=False)
-            new = check_embeddings(new, len(batch), self.name)
-            if self.dimension is not None and new.shape[1] != self.dimension:
-                raise BenchError(f"model '{self.name}' makes {new.shape[1]}-dimensional vectors but its card declares "
-                                 f"embedding_size {self.dimension}; correct the card")
-            self.encoded += len(batch)
-            if store:
-                store.put([keys[i] for i in batch], new)
-            found.update({keys[i]: row for i, row in zip(batch, new)})
-            bar.update(len(batch))
-        bar.close()
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         by_text = {text: found[key] for text, key in zip(unique, keys)}

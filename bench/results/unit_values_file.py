@@ -15,13 +15,14 @@ import hashlib
 import io
 import json
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, refuse_larger
-from sentibench.evaluation.units import UnitValues
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import file_bytes, write_result
+
+if TYPE_CHECKING:  # numpy loads only where values are saved or read: a run with nothing to do never pays for it
+    from sentibench.evaluation.units import UnitValues
 
 SUFFIX = ".units.npz"
 
@@ -32,6 +33,8 @@ def units_path(result_path: Path) -> Path:
 
 
 def save_units(path: Path, units: UnitValues) -> None:
+    import numpy as np
+
     buffer = io.BytesIO()
     meta = json.dumps({"unit": units.unit, "method": units.method, "units_hash": units.units_hash}).encode()
     np.savez_compressed(buffer, values=np.asarray(units.values, dtype=np.float32),
@@ -43,6 +46,10 @@ def load_units(path: Path) -> UnitValues:
     """The values saved at `path`; a file over `UNITS_MAX_BYTES` is a one-line error, unread."""
     refuse_larger(path, UNITS_MAX_BYTES, "unit-values file", "; delete it and rerun its task with "
                   "--overwrite-strategy always")
+    import numpy as np
+
+    from sentibench.evaluation.units import UnitValues
+
     with np.load(path, allow_pickle=False) as stored:
         meta = json.loads(stored["meta"].tobytes().decode())
         return UnitValues(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])

@@ -21,7 +21,6 @@ from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, r
 from sentibench.data.texts import every_text
 from sentibench.embed.cache import CachedEncoder, fingerprint
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
-from sentibench.evaluation.units import UnitValues
 from sentibench.models import (
     card_for,
     describe,
@@ -54,6 +53,8 @@ from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from sentibench.evaluation.units import UnitValues
 
 OverwriteStrategy = Literal["always", "never", "only-missing"]
 DEFAULT_MODEL = "all-minilm-l6-v2"
