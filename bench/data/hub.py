@@ -20,11 +20,13 @@ the wait: a mute endpoint fails the call in about one read timeout plus one back
 from __future__ import annotations
 
 import functools
+import os
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from sentibench.core.errors import UnavailableError
 
@@ -154,9 +156,6 @@ def refuse_uncached_dataset(what: str, repo_id: str) -> None:
     probe) and neither huggingface_hub's cache (`HF_HUB_CACHE`, `datasets--<org>--<name>`) nor datasets' own
     (`HF_DATASETS_CACHE`, default `HF_HOME/datasets`, `<org>___<name>`) holds a folder for it. Any such
     folder, however partial, leaves the decision to datasets."""
-    import os
-    from pathlib import Path
-
     from huggingface_hub import constants
 
     offline = constants.HF_HUB_OFFLINE
