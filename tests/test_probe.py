@@ -49,6 +49,12 @@ def _register(name: str, rows: dict, validation_fraction: float = 0.0) -> str:
     return name
 
 
+def _splits_fixture() -> str:
+    """The separable fixture with given train / validation / test splits (registered once, with its rows, by
+    whichever test asks first, so each test also runs alone)."""
+    return _register("frozen-probe-splits", {"train": _rows(60), "validation": _rows(20, 100), "test": _rows(30, 200)})
+
+
 def _probe(dataset: str, **options) -> LinearProbe:
     return LinearProbe(TaskMetadata(name=f"probe-{dataset}", type="Classification", dataset=dataset,
                                     eval_splits=("test",), main_score="accuracy", description="test fixture",
@@ -57,7 +63,7 @@ def _probe(dataset: str, **options) -> LinearProbe:
 
 
 def test_separable_fixture_is_learned_perfectly_with_given_splits():
-    name = _register("frozen-probe-splits", {"train": _rows(60), "validation": _rows(20, 100), "test": _rows(30, 200)})
+    name = _splits_fixture()
     evaluation = _probe(name).run(HashEncoder(), EvalContext())
     assert evaluation.scores == {"test": {"accuracy": 1.0, "f1": 1.0, "main_score": 1.0}}
     assert evaluation.details["protocol"] == "train / dev (C) / test"
@@ -66,7 +72,7 @@ def test_separable_fixture_is_learned_perfectly_with_given_splits():
 
 
 def test_chance_level_without_signal():
-    name = _register("frozen-probe-splits", {})
+    name = _splits_fixture()
     # noise 50x the class gap: the probe cannot beat chance by much on 30 test points
     evaluation = _probe(name).run(HashEncoder(noise=100.0), EvalContext())
     assert evaluation.scores["test"]["accuracy"] < 0.85
@@ -94,7 +100,7 @@ def test_caps_and_limit_are_seeded_prefix_samples():
     small, large = set(capped_indices(100, 10, 3)), set(capped_indices(100, 40, 3))
     assert small < large and len(small) == 10
     assert list(capped_indices(100, 10, 3)) == sorted(capped_indices(100, 10, 3))
-    name = _register("frozen-probe-splits", {})
+    name = _splits_fixture()
     evaluation = _probe(name, max_train=20).run(HashEncoder(), EvalContext(limit=16))
     assert evaluation.details["sizes"] == {"train": 16, "validation": 16, "test": 16}
 

@@ -204,15 +204,20 @@ def test_seed_comparison_scores_test_once_per_run_and_resumes(tiny_card, fixture
 def test_the_simcse_control_keeps_sifters_dropout_unless_told_and_so_does_the_card():
     from sentibench.models import get_card
 
-    for preset in ("cpu", "paper"):
+    for preset in ("cpu", "paper", "plateau"):
         sifter = simcse.resolve_config(preset, {})
         control = simcse.resolve_config(preset, {"variant": "simcse"})
         assert control == dataclasses.replace(sifter, variant="simcse")  # only the positives differ
     card, sifter_card = get_card("simcse-unsup-minilm"), get_card("sifter-simcse-minilm")
-    assert card.recipe["options"] == {"variant": "simcse"}  # revision r3: the control differs only in its positives
-    assert simcse.resolve_config("cpu", card.recipe["options"]) == dataclasses.replace(
-        simcse.resolve_config("cpu", sifter_card.recipe.get("options", {})), variant="simcse")
-    assert simcse.resolve_config("cpu", card.recipe["options"]).dropout == 0.15
+    assert card.recipe["options"] == {"variant": "simcse"}  # since revision r3: the control differs only in its positives
+    # since plateau-r1: the same preset, data, base and seeds as the SIFTER card it controls
+    assert {k: v for k, v in card.recipe.items() if k != "options"} == {
+        k: v for k, v in sifter_card.recipe.items() if k != "options"}
+    assert card.training_seeds == sifter_card.training_seeds
+    preset = card.recipe["preset"]
+    assert simcse.resolve_config(preset, card.recipe["options"]) == dataclasses.replace(
+        simcse.resolve_config(preset, sifter_card.recipe.get("options", {})), variant="simcse")
+    assert simcse.resolve_config(preset, card.recipe["options"]).dropout == 0.15
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (bash .ci/gpu_check.sh)")
