@@ -18,7 +18,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-CARDS = ("senticse-minilm", "infodcl-minilm", "sifter-simcse-minilm", "polarity-st-minilm")
+# the four main method cards, and SIFTER-SimCSE's control (the same recipe with dropout-only positives)
+CARDS = ("senticse-minilm", "infodcl-minilm", "sifter-simcse-minilm", "simcse-unsup-minilm", "polarity-st-minilm")
 BENCHMARK = "sentibench-lite-v1"
 
 
