@@ -209,7 +209,7 @@ def test_the_simcse_control_keeps_sifters_dropout_unless_told_and_so_does_the_ca
         control = simcse.resolve_config(preset, {"variant": "simcse"})
         assert control == dataclasses.replace(sifter, variant="simcse")  # only the positives differ
     card, sifter_card = get_card("simcse-unsup-minilm"), get_card("sifter-simcse-minilm")
-    assert card.recipe["options"] == {"variant": "simcse"}  # since revision r3: the control differs only in its positives
+    assert card.recipe["options"] == {"variant": "simcse"}  # since r3: the control differs only in its positives
     # since plateau-r1: the same preset, data, base and seeds as the SIFTER card it controls
     assert {k: v for k, v in card.recipe.items() if k != "options"} == {
         k: v for k, v in sifter_card.recipe.items() if k != "options"}
