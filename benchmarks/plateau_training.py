@@ -15,8 +15,12 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
+
+if TYPE_CHECKING:
+    from sentibench.results.store import ResultStore
 
 # the four main method cards, and SIFTER-SimCSE's control (the same recipe with dropout-only positives)
 CARDS = ("senticse-minilm", "infodcl-minilm", "sifter-simcse-minilm", "simcse-unsup-minilm", "polarity-st-minilm")
@@ -39,16 +43,16 @@ def training_summary(folder: Path) -> dict | None:
             "first_validation": scores[0] if scores else None, "train_seconds": report.get("train_seconds")}
 
 
-def lite_axes(results: Path, name: str, revision: str) -> dict[str, float]:
+def lite_axes(store: ResultStore, name: str, revision: str) -> dict[str, float]:
     """A model's axis means x 100 on the lite benchmark (in-domain tasks left out), from one revision."""
     from sentibench.core.errors import BenchError
     from sentibench.report.overview import axis_scores
-    from sentibench.results.store import ResultStore, counts_for
+    from sentibench.results.store import counts_for
     from sentibench.tasks.benchmarks import get_benchmark
 
     benchmark = get_benchmark(BENCHMARK)
     try:
-        found = ResultStore.load(results).of_model(f"{name}@{revision}")
+        found = store.of_model(f"{name}@{revision}")
     except BenchError:  # a card without results has no row
         return {}
     counted = {task: result for task, result in found.items() if counts_for(result, benchmark)}
@@ -65,6 +69,7 @@ def lite_axes(results: Path, name: str, revision: str) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     from sentibench.models.catalog.cards import packaged_cards
     from sentibench.models.catalog.trained import DONE_FILE, checkpoint_of
+    from sentibench.results.store import ResultStore
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=Path("results"))
@@ -72,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args(argv)
     cards = packaged_cards()
+    store = None if args.smoke else ResultStore.load(args.results)  # read once, for every card
     rows, records = [], []
     for family in CARDS:
         names = [family, *(f"{family}-seed{seed}" for seed in cards[family].training_seeds)]
@@ -82,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                 records.append({"card": name, "seed": card.recipe["seed"], "checkpoint": folder.name})
                 continue
             summary = training_summary(folder) if (folder / DONE_FILE).exists() else None
-            axes = lite_axes(args.results, name, card.revision)
-            records.append({"card": name, "revision": card.revision, "seed": card.recipe["seed"],
+            axes = lite_axes(store, name, card.revision)
+            records.append({"card": name, "family": family, "revision": card.revision, "seed": card.recipe["seed"],
                             "training": summary, "lite_axes": axes})
             rows.append([name, card.recipe["seed"], *(("", "", "", "", "") if summary is None else (
                 summary["steps"], summary["kept_step"], "patience" if summary["stopped_early"] else "step cap",
@@ -98,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     for family in CARDS:  # the card's other revisions in the results folder (seed 0 of a fixed step budget)
         for folder in sorted((args.results / family).glob("*/")):
             if folder.name != cards[family].revision:
-                earlier[f"{family}@{folder.name}"] = lite_axes(args.results, family, folder.name)
+                earlier[f"{family}@{folder.name}"] = lite_axes(store, family, folder.name)
     print(tabulate([[name, axes.get("Sentiment", ""), axes.get("Meaning", "")] for name, axes in earlier.items()],
                    headers=["earlier revision", "lite Sentiment", "lite Meaning"], tablefmt="github"))
     for family in CARDS:
-        axes = [r["lite_axes"] for r in records if r["card"].startswith(family) and r["lite_axes"]]
+        axes = [r["lite_axes"] for r in records if r["family"] == family and r["lite_axes"]]
         for axis in ("Sentiment", "Meaning"):
             values = [a[axis] for a in axes if axis in a]
             if len(values) >= 2:
