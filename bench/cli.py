@@ -278,14 +278,18 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    from sentibench.core.provenance import version_note
     from sentibench.submission.reproduce import reproduce_file
 
-    agreed = 0
+    agreed, changes = 0, []
     for result in args.result:
         outcome = reproduce_file(Path(result), device=args.device, batch_size=args.batch_size,
                                  use_cache=args.use_cache, model=args.model)
         print(outcome.line(), flush=True)
         agreed += outcome.agrees
+        changes += outcome.version_changes
+    if note := version_note(changes):
+        print(note)
     if len(args.result) > 1:
         print(f"{agreed} of {len(args.result)} result(s) agree")
     return 0 if agreed == len(args.result) else 1
@@ -302,6 +306,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from sentibench.core.provenance import version_note
     from sentibench.submission.verify import DEFAULT_FRACTION, DEFAULT_MINIMUM, verify
 
     verdict = verify(Path(args.submission), Path(args.results), Path(args.leaderboard) if args.leaderboard else None,
@@ -310,6 +315,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                      device=args.device)
     for rerun in verdict.reruns:
         print(rerun.line())
+    if note := version_note(change for rerun in verdict.reruns for change in rerun.version_changes):
+        print(note)
     if verdict.status == "verified":
         print(f"verified '{verdict.card.name}': re-ran {len(verdict.reruns)} of {verdict.tasks} task(s), "
               f"all within tolerance; {verdict.seconds:.1f}s; merged into {verdict.merged_into}")

@@ -159,6 +159,9 @@ def test_a_smoke_budget_caps_a_method_trained_by_a_library_trainer(tmp_path, fix
     assert "smoke_steps" not in runs[None]["recipe"] and runs[1]["recipe"]["smoke_steps"] == 1
     assert (runs[None]["training"]["steps"], runs[1]["training"]["steps"]) == (4, 1)  # 2 epochs of 2 steps; 1
     assert [entry["step"] for entry in runs[1]["training"]["loss_curve"]] == [1]
+    from importlib.metadata import version  # the report records the libraries it was trained with
+    assert {k: runs[None]["versions"][k] for k in ("torch", "transformers", "sentence-transformers", "numpy")} == {
+        k: version(k) for k in ("torch", "transformers", "sentence-transformers", "numpy")}
 
 
 def test_card_new_reads_normalize_from_the_folders_modules(tmp_path):

@@ -161,6 +161,31 @@ def test_reproduce_agrees_then_detects_an_edited_score(submission, capsys):
     assert code == 1 and "stored 0.99000" in out and "DISAGREE" in out
 
 
+def test_reproduce_names_versions_that_moved_in_one_line_and_still_compares_the_scores(submission, capsys):
+    path = result_file(submission)
+    edit_result(submission, lambda d: d["sentibench"]["versions"].update(transformers="0.0.1", numpy="0.0.2"))
+    code, out, _ = run_cli(capsys, "reproduce", str(path))
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0].endswith(": agree") and len(lines) == 2
+    from importlib.metadata import version
+    assert lines[1] == (f"note: installed versions differ from the result's (numpy 0.0.2 -> {version('numpy')}, "
+                        f"transformers 0.0.1 -> {version('transformers')}); the scores are compared within each "
+                        "task's tolerance all the same")
+    edit_result(submission, lambda d: set_score(d, 0.99))  # moved versions never excuse another score
+    code, out, _ = run_cli(capsys, "reproduce", str(path))
+    assert code == 1 and "DISAGREE" in out and "note: installed versions differ" in out
+
+
+def test_version_changes_compare_only_what_both_records_name():
+    from sentibench.core.provenance import version_changes, version_note
+
+    assert version_changes({"torch": "2.13.0", "numpy": "2.4.6", "faiss-cpu": None, "scipy": "1.17.1"},
+                           {"torch": "2.14.1", "numpy": "2.4.6", "faiss-cpu": "1.15.1"}) == ["torch 2.13.0 -> 2.14.1"]
+    assert version_note([]) is None
+    assert version_note(["b 1 -> 2", "a 1 -> 2", "b 1 -> 2"]).startswith(
+        "note: installed versions differ from the result's (a 1 -> 2, b 1 -> 2);")
+
+
 def test_reproduce_detects_other_pairs_and_other_weights(submission, home, capsys):
     path = result_file(submission)
     original = json.loads(path.read_text())

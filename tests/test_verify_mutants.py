@@ -402,6 +402,7 @@ def test_a_verified_submission_its_verdict_and_its_record(submission, tmp_path):
         "sample_fraction": 1.0, "sample_minimum": 3,
         "reruns": [{"task": r.task, "stored": r.stored, "rerun": r.rerun, "tolerance": r.tolerance}
                    for r in verdict.reruns],
+        "version_changes": [],
         "manifest_sha256": manifest_sha, "submitted_code": _manifest(submission)["code"],
         "verified_by": {"sentibench": __version__, "git_commit": git_commit()}}
     assert re.search(r"\n\| random +\|", board.read_text(encoding="utf-8"))  # every task re-run: no label

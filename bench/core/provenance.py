@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import platform
 import subprocess
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sentibench import __version__
@@ -31,6 +32,22 @@ def _installed_versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             found[package] = None
     return found
+
+
+def version_changes(recorded: Mapping[str, str | None], current: Mapping[str, str | None]) -> list[str]:
+    """`name recorded -> current` for each package both records name with different versions (a package one
+    of them lacks is not compared: an older record may not list it)."""
+    return [f"{name} {recorded[name]} -> {current[name]}" for name in sorted(recorded.keys() & current.keys())
+            if recorded[name] is not None and current[name] is not None and recorded[name] != current[name]]
+
+
+def version_note(changes: Iterable[str]) -> str | None:
+    """One line saying the installed versions differ from a result's, or None when they don't."""
+    distinct = sorted(set(changes))
+    if not distinct:
+        return None
+    return (f"note: installed versions differ from the result's ({', '.join(distinct)}); the scores are "
+            "compared within each task's tolerance all the same")
 
 
 def git_commit() -> str | None:

@@ -6,7 +6,9 @@ has now (a changed card, task version or dataset is an error naming both values,
 not be the same experiment); the task is then re-run through `runner.run`, the same machinery as `bench
 run`, into a temporary folder, by default without the embedding cache (every text is encoded again from
 the weights). The two main scores agree when they differ by at most the task's `tolerance`, and every
-sample hash recorded in the details (`*_hash`: pairs, lookups, folds ...) is identical.
+sample hash recorded in the details (`*_hash`: pairs, lookups, folds ...) is identical. Installed library
+versions that differ from the result's (torch, transformers, sentence-transformers, numpy ...) are reported
+beside the verdict, which they do not change: the tolerance is what absorbs them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.core.errors import BenchError
+from sentibench.core.provenance import version_changes
 from sentibench.data import get_dataset
 from sentibench.models.catalog.cards import ModelCard
 from sentibench.models.catalog.loaders import card_for
@@ -33,6 +36,7 @@ class Reproduction:
     tolerance: float
     differences: tuple[str, ...]  # hashes (weights, samples) that differ between the two runs
     retrained: tuple[str, str] | None = None  # (recorded, here) weights sha256 of a card re-trained from its recipe
+    version_changes: tuple[str, ...] = ()  # `package recorded -> here` where the re-run's versions differ
 
     @property
     def difference(self) -> float | None:
@@ -154,8 +158,9 @@ def compare(stored: TaskResult, rerun: TaskResult, tolerance: float, from_recipe
     before, after = (sample_hashes(r.provenance.details.to_json()) for r in (stored, rerun))
     differences += [f"{key} {str(value)[:12]} != {str(after.get(key))[:12]}"
                     for key, value in sorted(before.items()) if after.get(key) != value]
+    changes = version_changes(stored.provenance.versions, rerun.provenance.versions)
     return Reproduction(stored.task_name, stored.main_score(), rerun.main_score(), tolerance, tuple(differences),
-                        retrained)
+                        retrained, tuple(changes))
 
 
 def reproduce_file(path: Path, device: str | None = None, batch_size: int = 32, use_cache: bool = False,

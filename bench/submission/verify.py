@@ -287,6 +287,7 @@ def verify(submission: Path, results_root: Path, leaderboard: Path | None, fract
             "sample_fraction": fraction, "sample_minimum": minimum,
             "reruns": [{"task": r.task, "stored": r.stored, "rerun": r.rerun, "tolerance": r.tolerance}
                        for r in reruns],
+            "version_changes": sorted({change for r in reruns for change in r.version_changes}),
             "manifest_sha256": sha256_file(folder / MANIFEST), "submitted_code": manifest.get("code"),
             "verified_by": {"sentibench": __version__, "git_commit": git_commit()},
             "verified_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -36,6 +36,7 @@ import yaml
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_text
 from sentibench.core.paths import cache_dir
+from sentibench.core.provenance import git_commit, versions
 from sentibench.embed.cache import CachedEncoder
 from sentibench.models.catalog.card_schema import check_name
 from sentibench.models.catalog.cards import ModelCard, read_card, user_cards_dir
@@ -245,7 +246,8 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
         if checkpoint_kind(tmp) is None:
             raise BenchError(f"method '{method}' finished without writing a checkpoint")
         report = {**report, "recipe": recipe, **wanted.record(), "data_hash": data_hash,
-                  "train_seconds": round(time.time() - started, 1)}
+                  "train_seconds": round(time.time() - started, 1), "versions": versions(),
+                  "git_commit": git_commit()}
         atomic_write_json(tmp / DONE_FILE, report)
     if not write_card:
         return None
