@@ -413,7 +413,7 @@ class _Version(argparse.Action):
     """`bench --version`: the harness's version and the current benchmark, read only when asked."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from sentibench import __version__
+        from sentibench.core.version import __version__
         from sentibench.tasks.benchmarks import CURRENT
 
         print(f"sentibench {__version__} (current benchmark: {CURRENT})")

@@ -9,8 +9,8 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from sentibench import __version__
 from sentibench.core.errors import BenchError
+from sentibench.core.version import __version__
 
 PACKAGES = ("torch", "transformers", "sentence-transformers", "datasets", "numpy", "scipy", "scikit-learn",
             "faiss-cpu")

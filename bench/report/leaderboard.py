@@ -300,8 +300,8 @@ def _labels_across(roots: list[Path], per_root: list[list[TaskResult]]) -> tuple
 def build_stamp() -> str:
     """`Built by sentibench 0.1.0 from commit 0123456789ab (2026-11-27).`: the harness's version and the commit
     and date of the code that rendered the board (the commit's date, so a render is a function of the tree)."""
-    from sentibench import __version__
     from sentibench.core.provenance import commit_date, git_commit
+    from sentibench.core.version import __version__
 
     commit = git_commit()
     if commit is None:

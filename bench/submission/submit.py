@@ -36,12 +36,12 @@ from typing import Any
 
 import yaml
 
-from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
 from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
+from sentibench.core.version import __version__
 from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.models.catalog.cards import ModelCard, get_card, load_card_yaml
 from sentibench.models.catalog.kinds import model_kind

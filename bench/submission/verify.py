@@ -40,11 +40,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected, printable
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
 from sentibench.core.provenance import git_commit
+from sentibench.core.version import __version__
 from sentibench.embed.weights_safety import confined, weights_folder_problems
 from sentibench.models.catalog.card_schema import ModelCard, recipe_kind, validate_card
 from sentibench.models.catalog.cards import check_card_file, load_card_yaml, packaged_cards
