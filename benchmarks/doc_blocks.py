@@ -6,9 +6,9 @@ A generated block in a Markdown page is
     ...
     <!-- end generated -->
 
-and a generated file (JSON) is written whole. Every script in `GENERATORS` has a function
-`doc_blocks(root) -> {page: {block name: text} | whole file text}` that reads committed files only (results/,
-benchmarks/results/, the benchmark manifests), and a `--docs` flag that rewrites what it owns (`write`).
+and a generated file (JSON, a figure) is written whole. Every script in `GENERATORS` has a function
+`doc_blocks(root) -> {page: {block name: text} | whole file text | file bytes}` that reads committed files only
+(results/, benchmarks/results/, the benchmark manifests), and a `--docs` flag that rewrites what it owns (`write`).
 
     python benchmarks/doc_blocks.py --check [SCRIPT ...]  # regenerated in memory; differences named, exit 1
     python benchmarks/doc_blocks.py --write [SCRIPT ...]  # every (or each named) generator's `--docs`
@@ -28,11 +28,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ("README.md", "docs/*.md")
-GENERATORS = ("mteb_readback", "plateau_training")
+GENERATORS = ("mteb_readback", "choose_lite", "plateau_training")
 """The scripts under benchmarks/ that write docs, each owning the blocks and files its `doc_blocks` returns."""
 BLOCK = re.compile(r"<!-- generated (?P<name>[\w-]+) by: (?P<command>[^>]*?) -->\n(?P<body>.*?)<!-- end generated -->",
                    re.S)
-Generated = dict[str, dict[str, str] | str]
+Generated = dict[str, dict[str, str] | str | bytes]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,10 @@ def differences(script: str, generated: Generated, root: Path = ROOT) -> list[st
     out = []
     for page, content in generated.items():
         path = root / page
+        if isinstance(content, bytes):
+            if not path.is_file() or path.read_bytes() != content:
+                out.append(f"{page} is not what {script} draws from the committed files ({refresh})")
+            continue
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         if isinstance(content, str):
             if text != content:
@@ -111,6 +115,11 @@ def write(generated: Generated, root: Path = ROOT) -> list[str]:
     written = []
     for page, content in generated.items():
         path = root / page
+        if isinstance(content, bytes):
+            if not path.is_file() or path.read_bytes() != content:
+                path.write_bytes(content)
+                written.append(page)
+            continue
         if isinstance(content, str):
             new = content
         else:
