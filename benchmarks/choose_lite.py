@@ -20,12 +20,14 @@ MMTEB chose MTEB(eng, v2) from MTEB(eng, v1) by inter-task correlation over mode
    all-minilm-l6-v2, each from an empty SENTIBENCH_HOME, one after the other, and their ratio.
 
     python benchmarks/choose_lite.py            # choice + validation from the committed files (seconds)
+    python benchmarks/choose_lite.py --docs     # and rewrite docs/benchmarks.md's numbers, table and figure
     python benchmarks/choose_lite.py --measure  # plus the measured cold runs (about 20 minutes, 2 cores)
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import subprocess
 import sys
@@ -40,12 +42,15 @@ ROOT = Path(__file__).resolve().parent.parent
 COSTS = ROOT / "benchmarks" / "results" / "v1_task_costs.npz"
 BUDGET = 0.10        # of v1's modelled cold cost: under the 1/8 target, with room for the model's error
 TARGET_RHO = 0.95
+SPLITS = 20
+PAGE, FIGURE = "docs/benchmarks.md", "docs/figures/lite_vs_v1.png"
 FAMILIES = {"senticse-minilm": "senticse", "infodcl-minilm": "infodcl", "lstm-mr": "lstm", "sifter-lstm-mr": "lstm",
             "simcse-unsup-minilm": "simcse", "sifter-simcse-minilm": "simcse"}
 
 
 def family(model: str) -> str:
-    """The family a model belongs to (ablations of one method share it)."""
+    """The family a model belongs to (ablations of one method share it; `card@revision` is the card's)."""
+    model = model.split("@")[0]
     for prefix, name in FAMILIES.items():
         if model == prefix or model.startswith(prefix + "-"):
             return name
@@ -127,23 +132,25 @@ class CostModel:
             names = [str(n) for n in stored["names"]]
             self.seconds = dict(zip(names, stored["seconds"].tolist()))
             self.texts = {n: stored[f"task_{i}"] for i, n in enumerate(names)}
+        self.masks = {name: np.isin(np.arange(len(self.tokens)), texts) for name, texts in self.texts.items()}
 
     def seconds_for(self, tasks: list[str]) -> float:
         """Modelled cold seconds of all-minilm-l6-v2 on `tasks`: fixed + the union's tokens / throughput +
         the tasks' evaluation seconds."""
         if not tasks:
             return 0.0
-        union = np.unique(np.concatenate([self.texts[t] for t in tasks]))
+        union = np.logical_or.reduce([self.masks[t] for t in tasks])
         return float(self.fixed + self.tokens[union].sum() / self.rate + sum(self.seconds[t] for t in tasks))
 
 
 # ---- 2. the committed results --------------------------------------------------------------------------------
 
-def load_scores(benchmark) -> tuple[list[str], dict[str, np.ndarray], dict[str, np.ndarray]]:
+def load_scores(benchmark, results: Path = ROOT / "results") -> tuple[list[str], dict[str, np.ndarray],
+                                                                     dict[str, np.ndarray]]:
     """(models with every v1 task, task -> main score per model, task -> in-domain mask per model)."""
     from sentibench.report.leaderboard import build
 
-    board = build(ROOT / "results", benchmark.name)
+    board = build(results, benchmark.name)
     models = [row.model for row in board.overview.ranked]
     scores = {t: np.array([board.by_model[m][t].main_score() for m in models]) for t in benchmark.task_names}
     in_domain = {t: np.array([board.by_model[m][t].provenance.trained_on_eval_dataset for m in models])
@@ -192,8 +199,10 @@ def choose(axes, candidates: list[str], scores, in_domain, rows: np.ndarray, cos
         chosen.append(max(options)[2])
 
 
-def validate(axes, candidates, models, scores, in_domain, cost, budget, splits: int) -> list[tuple[list[float], int]]:
-    """Leave-families-out: choose on a random half of the families, score on the other half."""
+def validate(axes, candidates, models, scores, in_domain, cost, budget,
+             splits: int) -> list[tuple[list[float], list[str]]]:
+    """Leave-families-out: choose on a random half of the families, score on the other half; per split, each
+    axis's rho and the held-out models."""
     families = sorted({family(m) for m in models})
     rng = np.random.default_rng(0)
     out = []
@@ -201,11 +210,12 @@ def validate(axes, candidates, models, scores, in_domain, cost, budget, splits: 
         held = set(rng.permutation(families)[: len(families) // 2].tolist())
         test = np.array([family(m) in held for m in models])
         chosen = choose(axes, candidates, scores, in_domain, np.flatnonzero(~test), cost, budget)
-        out.append((agreement(chosen, axes, scores, in_domain, np.flatnonzero(test)), int(test.sum())))
+        out.append((agreement(chosen, axes, scores, in_domain, np.flatnonzero(test)),
+                    [m for m, held_out in zip(models, test) if held_out]))
     return out
 
 
-def plot(path: Path, lite, axes, models: list[str], scores, in_domain) -> None:
+def plot(path: Path | io.BytesIO, lite, axes, models: list[str], scores, in_domain) -> None:
     """Lite's axis against v1's, one point per model, one panel per axis (x 100), with the identity line."""
     import matplotlib
 
@@ -251,6 +261,65 @@ def table(lite, axes, models: list[str], scores, in_domain) -> str:
     return tabulate(body, headers=["model", *headers], tablefmt="github", disable_numparse=True)
 
 
+# ---- the doc -------------------------------------------------------------------------------------------------
+
+def seconds(value: float) -> str:
+    return f"{value:,.0f} s"
+
+
+def doc_blocks(root: Path) -> dict[str, dict[str, str] | bytes]:
+    """docs/benchmarks.md's numbers on lite (the benchmarks table, the cost model, the choice, the validation, the
+    per-model table) and its figure, from the committed results and cost model under `root`."""
+    from tabulate import tabulate
+
+    from sentibench.tasks.benchmarks import get_benchmark
+
+    v1, lite, current = get_benchmark("sentibench-v1"), get_benchmark("sentibench-lite-v1"), get_benchmark().name
+    cost = CostModel(root / COSTS.relative_to(ROOT))
+    candidates = [t for t in v1.task_names if t not in v1.diagnostics]
+    full_cost, lite_cost = cost.seconds_for(v1.task_names), cost.seconds_for(lite.task_names)
+    models, scores, in_domain = load_scores(v1, root / "results")
+    rows = np.arange(len(models))
+    chosen = choose(v1.axes, candidates, scores, in_domain, rows, cost, BUDGET * full_cost)
+    splits = validate(v1.axes, candidates, models, scores, in_domain, cost, BUDGET * full_cost, SPLITS)
+    benchmarks = [[f"`{b.name}`" + (" (current)" if b.name == current else ""), len(b.tasks),
+                   *(len(a.tasks) for a in b.axes), len(b.diagnostics),
+                   seconds(cost.seconds_for(b.task_names)) + ("" if b is v1 else f" (1/{full_cost / lite_cost:.1f})"),
+                   f"`{b.manifest_sha256[:12]}…`"] for b in (v1, lite)]
+    overview = tabulate(benchmarks, headers=["benchmark", "tasks", *(a.name for a in v1.axes), "diagnostics",
+                                             "modelled cold cost, all-minilm-l6-v2", "manifest sha256"],
+                        tablefmt="github", disable_numparse=True)
+    evaluation = dict(sorted(cost.seconds.items(), key=lambda item: -item[1]))
+    cost_model = (f"The committed cost model: {len(cost.tokens):,} distinct texts, {int(cost.tokens.sum()):,} MiniLM "
+                  f"tokens; start-up {seconds(cost.fixed)}; {cost.rate:,.0f} tokens/s; evaluation "
+                  f"{seconds(sum(evaluation.values()))} in all, the largest "
+                  + ", ".join(f"`{name}` {seconds(s)}" for name, s in list(evaluation.items())[:4])
+                  + f". v1's modelled cold cost: {seconds(full_cost)}.\n")
+    same = sorted(chosen) == sorted(lite.task_names)
+    choice = (f"The result, {len(chosen)} tasks with a modelled cold cost of {seconds(cost.seconds_for(chosen))} "
+              f"(1/{full_cost / cost.seconds_for(chosen):.1f} of v1's), chosen on all {len(models)} models: "
+              + ", ".join(f"`{name}`" for name in chosen)
+              + (": exactly `sentibench-lite-v1`.\n" if same else ": **not** `sentibench-lite-v1`'s tasks.\n"))
+    in_sample = agreement(sorted(lite.task_names), v1.axes, scores, in_domain, rows)
+    lines = [f"**In sample** (`sentibench-lite-v1` over all {len(models)} models): Spearman rho of lite against v1 is "
+             + " and ".join(f"**{r:.3f} on {a.name}**" for a, r in zip(v1.axes, in_sample)) + ".", "",
+             f"**Leave-models-out** ({len(splits)} random halvings of the {len({family(m) for m in models})} model "
+             "families; chosen on one half, scored on the other):"]
+    for index, axis in enumerate(v1.axes):
+        values = np.array([rho[index] for rho, _ in splits])
+        lines.append(f"{axis.name} median **{np.median(values):.3f}**, mean {values.mean():.3f}, minimum "
+                     f"{values.min():.3f}, at least {TARGET_RHO} in {np.mean(values >= TARGET_RHO):.0%} of the splits;")
+    worst_rho, held = min(splits, key=lambda split: split[0][0])
+    lines.append(f"the worst {v1.axes[0].name} split ({worst_rho[0]:.3f}) holds out {len(held)} models: "
+                 + ", ".join(held) + ".\n")
+    figure = io.BytesIO()
+    plot(figure, lite, v1.axes, models, scores, in_domain)
+    return {PAGE: {"lite-benchmarks": overview + "\n", "lite-cost-model": cost_model, "lite-choice": choice,
+                   "lite-validation": "\n".join(lines), "lite-table": table(lite, v1.axes, models, scores, in_domain)
+                   + "\n"},
+            FIGURE: figure.getvalue()}
+
+
 # ---- 4. measured cost ---------------------------------------------------------------------------------------
 
 def measure_cold(benchmarks: list[str]) -> dict[str, float]:
@@ -275,8 +344,16 @@ def main() -> int:
     parser.add_argument("--splits", type=int, default=20, help="leave-families-out splits")
     parser.add_argument("--plot", metavar="PNG", help="draw lite's axes against v1's per model")
     parser.add_argument("--table", action="store_true", help="print the per-model validation table (Markdown)")
+    parser.add_argument("--docs", action="store_true", help=f"rewrite {PAGE}'s generated blocks and {FIGURE} "
+                                                            "from the committed files")
     parser.add_argument("--smoke", action="store_true", help="CI: 2 splits, no timing")
     args = parser.parse_args()
+    if args.docs:
+        from doc_blocks import write  # a sibling script
+
+        for page in write(doc_blocks(ROOT), ROOT):
+            print(f"rewrote {page}")
+        return 0
     from sentibench.tasks.benchmarks import LITE_V1_TASKS, get_benchmark
 
     v1 = get_benchmark("sentibench-v1")

@@ -1,13 +1,13 @@
 """The committed results read back by mteb: the numbers docs/mteb.md quotes, regenerated, never typed.
 
-    python benchmarks/mteb_readback.py [--results results] [--docs docs/mteb.md] [--json OUT] [--smoke]
+    python benchmarks/mteb_readback.py [--results results] [--docs] [--json OUT] [--smoke]
 
 Exports the results folder with `bench export mteb` into a temporary folder, loads it with mteb's own
 `ResultCache` (after `register_with_mteb`, so mteb can type our tasks), and prints each model's
 `get_aggregated_scores()` (`Mean(Task)`, `Mean(TaskType)`) and, in the current benchmark's table
 (`sentibench_benchmark()`, mteb's `get_benchmark_result()`), all-MiniLM-L6-v2's STS column. With `--docs`
-the generated block of that page (between its `mteb-readback` markers) is rewritten from them. `--smoke`:
-one committed model's results only, nothing rewritten (CI: the script still runs).
+docs/mteb.md's generated block `mteb-readback` is rewritten from them (benchmarks/doc_blocks.py). `--smoke`: one
+committed model's results only, nothing rewritten (CI: the script still runs).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from sentibench.mteb import register_with_mteb, sentibench_benchmark
 from sentibench.mteb.export import export_results
 
-BEGIN, END = "<!-- mteb-readback:begin -->", "<!-- mteb-readback:end -->"
+PAGE, BLOCK = "docs/mteb.md", "mteb-readback"
 QUOTED = {  # our card -> its name in mteb's results (its hub id where mteb knows the weights)
     "all-minilm-l6-v2": "sentence-transformers/all-MiniLM-L6-v2",
     "senticse-minilm": "sentibench/senticse-minilm",
@@ -64,23 +64,19 @@ def block(found: dict) -> str:
     sts = "" if found["sts_column"] is None else (
         f"; in the `sentibench-v1` benchmark's table all-MiniLM-L6-v2's STS column is {found['sts_column']:.4f} "
         "(five SgTS tasks and STS-B)")
-    return (f"{BEGIN}\nRead back from the committed results by `python benchmarks/mteb_readback.py --docs "
-            f"docs/mteb.md` ({found['exported']} results exported; `Mean(Task)` / `Mean(TaskType)`): "
-            + ", ".join(parts) + f"{sts}.\n{END}")
+    return (f"Read back from the committed results ({found['exported']} results exported; `Mean(Task)` / "
+            "`Mean(TaskType)`): " + ", ".join(parts) + f"{sts}.\n")
 
 
-def rewrite(page: Path, found: dict) -> None:
-    text = page.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"error: {page} has no {BEGIN} ... {END} block")
-    head, rest = text.split(BEGIN, 1)
-    page.write_text(head + block(found) + rest.split(END, 1)[1], encoding="utf-8")
+def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
+    """docs/mteb.md's generated block, from the committed results under `root` (benchmarks/doc_blocks.py)."""
+    return {PAGE: {BLOCK: block(read_back(root / "results"))}}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="results", help="sentibench results folder to export and read back")
-    parser.add_argument("--docs", help="markdown page whose mteb-readback block is rewritten")
+    parser.add_argument("--docs", action="store_true", help=f"rewrite {PAGE}'s generated block from --results")
     parser.add_argument("--json", help="also write the numbers as JSON here")
     parser.add_argument("--smoke", action="store_true", help="one committed model only; nothing rewritten")
     args = parser.parse_args()
@@ -99,8 +95,10 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(found, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if args.docs:
-        rewrite(Path(args.docs), found)
-        print(f"rewrote the generated block of {args.docs}", file=sys.stderr)
+        from doc_blocks import ROOT, write  # a sibling script
+
+        write({PAGE: {BLOCK: block(found)}}, ROOT)
+        print(f"rewrote the generated block of {PAGE}", file=sys.stderr)
     return 0
 
 
