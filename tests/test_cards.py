@@ -4,16 +4,18 @@ import pytest
 
 from sentibench.core.errors import BenchError
 from sentibench.models.catalog.cards import packaged_cards, read_card
+from sentibench.models.catalog.kinds import model_kind
 
 
 def test_packaged_cards_are_valid_and_complete():
     cards = packaged_cards()  # not the user cards other tests leave in the shared test home
     for name in ("all-minilm-l6-v2", "all-mpnet-base-v2", "paraphrase-minilm-l3-v2", "roberta-base",
-                 "bert-base-uncased", "bow-tfidf-svd", "random"):
+                 "bert-base-uncased", "bow-tfidf-svd", "random", "glove-6b-50d-mean", "spacy-md-vectors-mean"):
         assert name in cards
     for card in cards.values():
         assert card.embedding_size, card.name
-        if card.loader not in ("bow", "random", "trained"):
+        kind = model_kind(card.loader)
+        if kind.transformer and not kind.from_recipe:  # a pretrained checkpoint (not bag-of-words, static vectors)
             assert card.hub_id, f"{card.name} must name its hub id"
         for entry in card.registry:
             assert len(entry["sha256"]) == 64, f"{card.name}: registry files are pinned by sha256"

@@ -62,11 +62,11 @@ def test_poolings_and_save_round_trip(tmp_path, pooling):
 def test_onnx_conversion_matches_the_onnx_graph():
     from onnx.reference import ReferenceEvaluator
 
-    from sentibench.models.catalog.loaders import _registry_files
+    from sentibench.models.catalog.loaders import registry_files
 
     card = card_for("paraphrase-minilm-l3-v2")
     encoder = build_encoder(card, device="cpu")
-    (onnx_file,) = _registry_files(card)
+    (onnx_file,) = registry_files(card)
     features = encoder.tokenizer(TEXTS[:2], padding=True, return_tensors="np")
     session = ReferenceEvaluator(str(onnx_file))
     names = [o.name for o in session.proto_.graph.output]

@@ -19,7 +19,7 @@ def test_first_use_converts_the_onnx_file_into_the_cache(tmp_path, monkeypatch):
 
     monkeypatch.setattr(onnx_convert, "convert", convert)
     monkeypatch.setattr(loaders, "cache_dir", lambda kind: tmp_path / kind)
-    monkeypatch.setattr(loaders, "_registry_files", lambda card: [tmp_path / "model.onnx"])
+    monkeypatch.setattr(loaders, "registry_files", lambda card: [tmp_path / "model.onnx"])
     monkeypatch.setattr(loaders, "weights_folder", lambda card: tmp_path / f"vocab-of-{card.name}")
     card = get_card("paraphrase-minilm-l3-v2")
     folder = loaders.converted_onnx_folder(card)

