@@ -68,7 +68,7 @@ def test_the_lock_is_what_this_environment_runs():
 def test_readme_command_prints_the_install_steps_without_the_lock():
     out = subprocess.run([sys.executable, str(ROOT / "requirements" / "readme_command.py"), "test", "--install-only",
                           "--unlocked"], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == 'pip install torch==2.13.0 && pip install -e ".[test,mteb,ray,setfit,sifter,browser]"'
+    assert out == 'pip install torch==2.13.0 && pip install -e ".[test,mteb,ray,setfit,sifter,browser,docs]"'
 
 
 @pytest.mark.parametrize("text, problem", [
