@@ -196,9 +196,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     elif args.what == "datasets":
         from sentibench.data import dataset_names, get_spec
 
-        rows = [(s.name, s.kind, "offline" if s.load_rows else "hub only", s.hub.repo_id if s.hub else "",
-                 s.description[:70]) for s in map(get_spec, dataset_names())]
-        headers = ["dataset", "kind", "source", "hub id", "description"]
+        rows = [(s.name, s.kind, s.language, s.size or "", "offline" if s.load_rows else "hub only",
+                 s.hub.repo_id if s.hub else "", s.license, s.description[:50]) for s in map(get_spec, dataset_names())]
+        headers = ["dataset", "kind", "lang", "rows", "source", "hub id", "licence", "description"]
     else:
         from sentibench.training.methods import methods
 

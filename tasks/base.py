@@ -34,6 +34,7 @@ Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score
 TASK_TYPES: dict[str, str | None] = {
     "SgTS": "STS", "Retrieval": "Retrieval", "Classification": "Classification",
     "PairClassification": "PairClassification", "STS": "STS", "FewShot": "Classification", "Geometry": None,
+    "Clustering": "Clustering",
 }
 """The closed set of task types (MTEB-style; the leaderboard groups and aggregates by them), each with the
 MTEB task type it is scored as (SgTS like STS: cosine against a graded gold), or None when no MTEB type fits."""

@@ -422,15 +422,24 @@ def _in_default_group(protocol: FewShotProtocol, size: int, spec: DatasetSpec, f
     return protocol is SENTICSE or (spec.has("tweet") and size == 20)
 
 
+def _fits(protocol: FewShotProtocol, size: int, spec: DatasetSpec) -> bool:
+    """Whether the dataset's planned train split (when its size is declared) holds a draw: the training examples
+    plus the validation examples drawn from the rest of train."""
+    train = spec.planned_train_size
+    drawn = size * len(spec.label_names) if protocol.per_class else size
+    return train is None or drawn + (protocol.validation_size or 0) < train
+
+
 def fewshot_family(spec: DatasetSpec) -> list[FewShotTask] | None:
-    """Every packaged binary sentiment dataset, under both protocols, fine-tuned and frozen. A long-text
-    set's test split is capped at half its `max_examples` (each of the seeds predicts it again)."""
+    """Every packaged binary sentiment dataset, under both protocols, fine-tuned and frozen, at every size its
+    train split holds (`_fits`). A long-text set's test split is capped at half its `max_examples` (each of the
+    seeds predicts it again)."""
     if not (spec.offline and spec.is_binary and spec.has("sentiment")):
         return None
     cap = spec.max_examples // 2 if spec.max_examples and spec.has("long") else None
     tasks = []
     for protocol in (SENTICSE, INFODCL):
-        for size in protocol.sizes:
+        for size in filter(lambda size: _fits(protocol, size, spec), protocol.sizes):
             for frozen in (False, True):
                 default = _in_default_group(protocol, size, spec, frozen)
                 own = "fewshot-frozen" if frozen else "fewshot-full"
@@ -442,7 +451,7 @@ def fewshot_family(spec: DatasetSpec) -> list[FewShotTask] | None:
     for protocols, group in ((POOLED_LINEAR_PROTOCOLS, POOLED_LINEAR_GROUP), (VERSION_3_PROTOCOLS, VERSION_3_GROUP),
                              (VERSION_3_OPTIONS, VERSION_3_OPTIONS_GROUP)):
         for protocol in protocols:
-            for size in protocol.sizes:
+            for size in filter(lambda size: _fits(protocol, size, spec), protocol.sizes):
                 note = (f"Test: a fixed seeded sample of {cap} of the test texts. " if cap else "") + (
                     f"In the group '{group}' only; frozen twin: the {protocol.draws_of} one.")
                 tasks.append(FewShotTask(protocol, size, spec.name, test_cap=cap, note=note, groups=(group,)))

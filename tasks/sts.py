@@ -60,8 +60,9 @@ class STS(Task):
 
 
 def sts_family(spec: DatasetSpec) -> STS | None:
-    """Every pairs dataset tagged "sts": scored on test, and on its published validation split when it has one."""
-    if not (spec.kind == "pairs" and spec.has("sts")):
+    """Every pairs dataset of sentences tagged "sts" (documents, tagged "long", are `docsim`'s): scored on test, and
+    on its published validation split when it has one."""
+    if not (spec.kind == "pairs" and spec.has("sts")) or spec.has("long"):
         return None
     splits = ("test", "validation") if "validation" in spec.standard_splits else ("test",)
     return STS(TaskMetadata(

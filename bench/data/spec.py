@@ -15,6 +15,7 @@ UNSPLIT = "all"  # a source that returns {"all": rows} is split by the spec's st
 
 DATASET_TAGS = frozenset({
     "sentiment", "sarcasm", "subjectivity", "topic", "sts", "paraphrase",  # what the labels are
+    "rewrite",  # pairs scored by how closely one text rewrites the other (Clough & Stevenson): a diagnostic
     "review", "tweet", "news",                                             # the genre of the texts
     "long",    # multi-sentence documents: protocols cap them with `max_examples` (encode / fine-tune cost)
     "small",   # a few hundred test items: probes use 10-fold cross-validation over all splits instead
@@ -61,6 +62,8 @@ class DatasetSpec:
     # The splits its publishers define (not those sentibench carves): protocols that follow the literature
     # read them, e.g. STS scores a published validation split too, SentEval cross-validates a set without any.
     standard_splits: tuple[str, ...] = ()
+    size: int | None = None  # rows the loader yields, all splits together (declared; a test checks the real parse)
+    language: str = "en"  # ISO 639-1 code of the texts
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.tags) - DATASET_TAGS)
@@ -69,6 +72,18 @@ class DatasetSpec:
             raise BenchError(f"dataset '{self.name}': unknown tag(s) {unknown}; known: {known}")
         if self.max_examples is not None and self.max_examples < 2:
             raise BenchError(f"dataset '{self.name}': max_examples must be at least 2")
+
+    @property
+    def planned_train_size(self) -> int | None:
+        """Rows the stratified plan leaves in train for an unsplit source of `size` rows (scikit-learn's
+        `train_test_split` holds out ceil(fraction x n)); None when the size is not declared."""
+        if self.size is None:
+            return None
+        from math import ceil
+
+        train_f, valid_f, test_f = self.split_fractions
+        rest = self.size - ceil(test_f * self.size) if test_f > 0 else self.size
+        return rest - (ceil(valid_f / (train_f + valid_f) * rest) if valid_f > 0 else 0)
 
     @property
     def display_title(self) -> str:
