@@ -43,7 +43,7 @@ from pathlib import Path
 from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected, printable
 from sentibench.core.hashing import sha256_file
-from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
+from sentibench.core.io import atomic_folder, atomic_write_json, check_target, new_file_beside
 from sentibench.core.provenance import git_commit
 from sentibench.embed.weights_safety import confined, weights_folder_problems
 from sentibench.models.catalog.card_schema import ModelCard, recipe_kind, validate_card
@@ -230,8 +230,9 @@ def staged_file(path: Path) -> Path:
 
 
 def check_leaderboard(path: Path | None) -> None:
-    """Fail before any re-run when the leaderboard file cannot be written."""
+    """Fail before any re-run when the leaderboard file cannot be written (or is not a file: `check_target`)."""
     if path is not None:
+        check_target(path)
         try:
             staged_file(path).unlink()
         except OSError as error:
