@@ -232,12 +232,12 @@ def staged_file(path: Path) -> Path:
 def check_leaderboard(path: Path | None) -> None:
     """Fail before any re-run when the leaderboard file cannot be written (or is not a file: `check_target`)."""
     if path is not None:
-        check_target(path)
         try:
             staged_file(path).unlink()
         except OSError as error:
             raise BenchError(f"cannot write the leaderboard '{path}' ({error.strerror}); pass a writable "
                              "--leaderboard, or none") from None
+        check_target(path)
 
 
 def verify(submission: Path, results_root: Path, leaderboard: Path | None, fraction: float = DEFAULT_FRACTION,
