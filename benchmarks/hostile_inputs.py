@@ -779,7 +779,7 @@ def same_board(clean: str, again: str) -> Callable[[Sandbox, str], str | None]:
     def check(box: Sandbox, out: str) -> str | None:
         first, second = ((box.work / name).read_text().splitlines() for name in (clean, again))
         differ = [line for line in second if line not in first]
-        return f"the board changed: {differ[0][:80]}" if differ else None
+        return f"the board differs: {differ[0][:80]}" if differ else None
     return check
 
 

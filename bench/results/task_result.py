@@ -168,13 +168,15 @@ def file_bytes(path: Path) -> bytes:
 
 def result_files_under(root: Path) -> list[Path]:
     """The result files under `root`, sorted: every `*.json` but `NOT_RESULTS`, outside any site folder
-    (`SITE_MARKER`) and without following a link to a folder."""
+    (`SITE_MARKER`) and without following a link to a folder; a folder named `*.json` is among them (reading it
+    is the error that names it)."""
     found = []
     for folder, names, files in os.walk(root):
         if (Path(folder) / SITE_MARKER).exists():
             names.clear()
             continue
-        found += [Path(folder) / name for name in files if name.endswith(".json") and name not in NOT_RESULTS]
+        found += [Path(folder) / name for name in (*files, *names)
+                  if name.endswith(".json") and name not in NOT_RESULTS]
     return sorted(found)
 
 
