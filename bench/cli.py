@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sentibench.core.errors import BenchError, printable
+from sentibench.core.io import STDOUT, check_target, write_output
 from sentibench.core.seeds import parse_seed
 from sentibench.embed.encoders import DTYPES
 
@@ -21,6 +22,7 @@ def _quiet_libraries() -> None:
     that load data and models turn the libraries' own progress bars off where they import them)."""
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")  # no request the harness does not need (agent detection)
 
 
 def _split_names(text: str, what: str = "name") -> list[str]:
@@ -120,11 +122,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     site = args.site or args.html or None
     if sum(bool(x) for x in (site is not None or args.html is not None, args.scatter, args.format != "md")) > 1:
         raise BenchError("give one of --html/--site, --scatter and --format csv|json")
+    out = args.scatter or (args.output if args.format == "md" or args.output != "leaderboard.md"
+                           else f"leaderboard.{args.format}")
+    if site is None and args.html is None and out != STDOUT:
+        check_target(Path(out))  # before the board is built
     board = build(folders, args.benchmark, args.include_in_domain)
     if args.scatter:
         from sentibench.report.tradeoff import write_png
 
-        print(f"wrote {write_png(board, Path(args.scatter))}", file=sys.stderr)
+        print(f"wrote {write_png(board, args.scatter)}", file=sys.stderr)
         return 0
     if site is not None or args.html is not None:
         from sentibench.report.leaderboard_html import write_site
@@ -136,13 +142,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if args.format != "md":
         from sentibench.report.table_export import write_tables
 
-        out = Path(args.output if args.output != "leaderboard.md" else f"leaderboard.{args.format}")
         print(f"wrote {write_tables(board, out, args.format)}", file=sys.stderr)
         return 0
-    from sentibench.core.io import atomic_write_text
-
-    atomic_write_text(Path(args.output), render_board(board))
-    print(f"wrote {args.output}", file=sys.stderr)
+    print(f"wrote {write_output(out, render_board(board))}", file=sys.stderr)
     return 0
 
 
@@ -334,8 +336,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_card_new(args: argparse.Namespace) -> int:
     from sentibench.models.catalog.scaffold import write_new_card
 
-    path = write_new_card(args.name, args.source, Path(args.output) if args.output else None, device=args.device)
-    print(f"wrote {path}: fill in every 'FILL IN:' field, then `bench card check {path}`")
+    path = write_new_card(args.name, args.source, args.output, device=args.device)
+    print(f"wrote {path}: fill in every 'FILL IN:' field, then `bench card check {path}`",
+          file=sys.stderr if args.output == STDOUT else sys.stdout)
     return 0
 
 
@@ -467,7 +470,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                        help="results folder to read; repeat it to show several side by side, e.g. --results results "
                             "--results mine (default: results)")
     board.add_argument("--output", default="leaderboard.md",
-                       help="file to write (with --format csv|json: leaderboard.csv|json unless given)")
+                       help="file to write, - for standard output (with --format csv|json: leaderboard.csv|json "
+                            "unless given)")
     board.add_argument("--format", choices=["md", "csv", "json"], default="md",
                        help="md: the Markdown board; csv / json: every table as one record per (table, model, column)")
     board.add_argument("--html", nargs="?", const="", metavar="SITE",
@@ -480,7 +484,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     board.add_argument("--include-in-domain", action="store_true",
                        help="count in-domain results (a model trained on the task's dataset) in the headline axes")
     board.add_argument("--scatter", metavar="PNG", help="write the trade-off scatter (SgTS and retrieval P "
-                                                        "against STS-B and S) as a PNG instead")
+                                                        "against STS-B and S) as a PNG instead (- for standard "
+                                                        "output)")
     board.set_defaults(func=cmd_leaderboard)
 
     comparing = sub.add_parser("compare", help="paired comparison of two models' results, task by task")
@@ -574,7 +579,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     new = card.add_parser("new", help="write a card measured from a local folder or hub id (human fields blank)")
     new.add_argument("name", help="the new card's name (lower case, digits, '.', '_', '-')")
     new.add_argument("--from", dest="source", required=True, help="model folder or hub id (owner/name)")
-    new.add_argument("--output", help="card file to write (default: $SENTIBENCH_HOME/cards/NAME.yaml)")
+    new.add_argument("--output", help="card file to write, - for standard output (default: "
+                                      "$SENTIBENCH_HOME/cards/NAME.yaml)")
     new.add_argument("--device", default="cpu", help="device to load the model on to measure it")
     new.set_defaults(func=cmd_card_new)
     check = card.add_parser("check", help="validate a card file (one line per problem, exit 2)")

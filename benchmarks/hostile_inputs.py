@@ -114,6 +114,7 @@ class Case:
     before: list[list[str]] = field(default_factory=list)  # commands run first (their outcome is not judged)
     env: dict[str, str] = field(default_factory=dict)
     process: bool = False  # run as its own `bench` process: for settings libraries read at import (HF_*)
+    limit: int = PROCESS_LIMIT  # seconds such a process may run before it is killed
 
 
 def sdist(name: str, files: dict[str, str]) -> bytes:
@@ -419,8 +420,8 @@ def cases() -> list[Case]:
         Case("extracted source member edited", ["data", "prepare", "vader-amazon"], "ok",
              setup=edit_member, check=same_hash_as_clean),
         Case("result file is a link to a user file, overwrite always", RUN + ["--overwrite-strategy", "always"],
-             "ok", setup=lambda box: _link_result(box), check=lambda box, out: None
-             if box.precious.read_bytes() == PRECIOUS else "user file overwritten through a link"),
+             setup=lambda box: _link_result(box), check=lambda box, out: None  # refused since issue 57 (was: replaced)
+             if random_result(box).is_symlink() else "the link changed: replaced by a file"),
         Case("--overwrite-strategy never keeps an existing result", RUN + ["--overwrite-strategy", "never"], "ok",
              setup=lambda box: box.result(valid_result(0.123)),
              check=lambda box, out: None if result_score(box) == 0.123 else "existing result changed"),
@@ -674,7 +675,154 @@ def cases() -> list[Case]:
         Case("run --executor ray in token mode with no token", token_run, setup=fake_ray_head(token_run),
              process=True),
     ]
-    return lost + tracebacks + wrong + ordinary + integrity + round2 + round3
+    fewshot = "fewshot-frozen-senticse-k1-vader-amazon"
+    verify_into = ["verify", "out/random", "--results", "merged", "--fraction", "0", "--minimum", "0", "--leaderboard"]
+    round4 = [  # issue 57
+        *[Case(f"{' '.join(argv)} DEVICE (a character device)", [*argv, "dev"], setup=lambda box, before=before: (
+            before(box), char_device(box.work / "dev")), check=still_a_device("dev"))
+          for argv, before in [(["leaderboard", "--output"], lambda box: box.result(valid_result())),
+                               (["leaderboard", "--scatter"], committed_results),
+                               (["leaderboard", "--format", "csv", "--output"], lambda box: box.result(valid_result())),
+                               (verify_into, lambda box: (committed_results(box), bench(["submit", "random", "--output",
+                                                                                         "out"])))]],
+        Case("leaderboard --format csv --output a link to a user file", ["leaderboard", "--format", "csv", "--output",
+                                                                         "link.csv"],
+             setup=lambda box: (box.result(valid_result()), (box.work / "link.csv").symlink_to(box.precious)),
+             check=lambda box, out: None if (box.work / "link.csv").is_symlink() else "link.csv changed: replaced"),
+        Case("leaderboard --output - prints the board", ["leaderboard", "--output", "-"], "ok",
+             setup=lambda box: box.result(valid_result()),
+             check=printed("| model")),
+        Case("leaderboard --format json --output - prints the tables", ["leaderboard", "--format", "json", "--output",
+                                                                        "-"], "ok",
+             setup=lambda box: box.result(valid_result()),
+             check=printed('"records"')),
+        Case("site rebuilt beside a user's CNAME", ["leaderboard", "--site", "site"], "ok",
+             setup=lambda box: (box.result(valid_result()), bench(["leaderboard", "--site", "site"]),
+                                (box.work / "site" / "CNAME").write_bytes(PRECIOUS)),
+             check=file_unchanged("site/CNAME", PRECIOUS)),
+        Case("leaderboard --site . in an empty folder", ["leaderboard", "--results", "../res", "--site", "."],
+             setup=lambda box: shutil.copytree(ROOT / "results" / "random", box.root / "res" / "random")),
+        Case("a dangling lock link in the output folder", RUN, setup=dangling_lock),
+        *[Case(f"a FIFO among the results ({' '.join(argv[:1])})", argv, setup=fifo_result, check=fast(60.0),
+               process=True, limit=65) for argv in (["leaderboard"], RUN)],
+        Case("leaderboard --html with a figure linked to a secret", ["leaderboard", "--html"],
+             setup=lambda box: (box.result(valid_result()), (box.work / "docs" / "figures").mkdir(parents=True),
+                                (box.work / "docs" / "figures" / "overview.png").symlink_to(box.precious)),
+             check=secret_not_embedded),
+        Case("a second file claiming a task (leaderboard)", ["leaderboard"],
+             setup=lambda box: (box.result(valid_result(-0.0022)), (random_result(box).parent / "zz-copy.json")
+                                .write_text(json.dumps(valid_result(0.9))))),
+        Case("leaderboard after a site was built inside the results", ["leaderboard", "--output", "again.md"], "ok",
+             setup=lambda box: (committed_results(box), bench(["leaderboard", "--output", "clean.md"]),
+                                bench(["leaderboard", "--site", "results/site"])),
+             check=same_board("clean.md", "again.md")),
+        Case("compare across folders that disagree", ["compare", "random", "bow-tfidf-svd", "--results", "a",
+                                                      "--results", "b"], setup=disagreeing_folders),
+        Case("train --name of a packaged card", ["train", "senticse", "--name", "all-minilm-l6-v2", "--output",
+                                                 "afile"],
+             setup=lambda box: (box.work / "afile").write_bytes(PRECIOUS),
+             check=lambda box, out: None if "packaged model card" in out else "refused for another reason"),
+        *[Case(f"few-shot run with --seed {seed}", ["run", "-m", "random", "-t", fewshot, "--seed", str(seed)])
+          for seed in (4294967295, 4294967290)],
+        *[Case(f"{' '.join(argv[:2])} from an endpoint that trickles its {part}", argv, setup=trickling(part),
+               check=fast(60.0), process=True, limit=65)
+          for argv, part in [(["run", "-m", "someorg/some-model", "-t", "sgts-mr", "--limit", "20"], "headers"),
+                             (["run", "-t", "sts-sts12"], "headers"),
+                             (["card", "new", "x", "--from", "someorg/some-model"], "headers"),
+                             (["run", "-m", "someorg/some-model", "-t", "sgts-mr", "--limit", "20"], "body")]],
+    ]
+    return lost + tracebacks + wrong + ordinary + integrity + round2 + round3 + round4
+
+
+def printed(marker: str) -> Callable[[Sandbox, str], str | None]:
+    """Passes when `marker` was printed and no file named `-` was written."""
+    def check(box: Sandbox, out: str) -> str | None:
+        return None if marker in out and not (box.work / "-").exists() else f"{marker!r} not printed"
+    return check
+
+
+def char_device(path: Path) -> None:
+    """A character device node at `path` (/dev/null's numbers, 1:3): needs root, else the case is not run."""
+    subprocess.run(["mknod", "-m", "666", str(path), "c", "1", "3"], check=True, capture_output=True)
+
+
+def still_a_device(relative: str) -> Callable[[Sandbox, str], str | None]:
+    def check(box: Sandbox, out: str) -> str | None:
+        import stat
+
+        mode = os.lstat(box.work / relative).st_mode
+        return None if stat.S_ISCHR(mode) else f"{relative} changed: no longer a character device"
+    return check
+
+
+def dangling_lock(box: Sandbox) -> None:
+    """The item's lock file, `.TASK.lock` beside its result, a link to a path outside the output folder."""
+    path = random_result(box)
+    path.parent.mkdir(parents=True)
+    path.with_name(f".{TASK}.lock").symlink_to(box.root / "planted-lock")
+
+
+def fifo_result(box: Sandbox) -> None:
+    """A valid result, and a FIFO named `zz-fifo.json` beside it."""
+    os.mkfifo(box.result(valid_result()).with_name("zz-fifo.json"))
+
+
+def secret_not_embedded(box: Sandbox, out: str) -> str | None:
+    import base64
+
+    page = box.work / "site" / "index.html"
+    secret = base64.b64encode(PRECIOUS).decode()
+    return "the linked secret is embedded in the page" if page.exists() and secret in page.read_text() else None
+
+
+def same_board(clean: str, again: str) -> Callable[[Sandbox, str], str | None]:
+    def check(box: Sandbox, out: str) -> str | None:
+        first, second = ((box.work / name).read_text().splitlines() for name in (clean, again))
+        differ = [line for line in second if line not in first]
+        return f"the board differs: {differ[0][:80]}" if differ else None
+    return check
+
+
+def disagreeing_folders(box: Sandbox) -> None:
+    """`random` and `bow-tfidf-svd` committed results in folder `a`; `random`'s in folder `b` too, its sgts-mr
+    main score changed (and its interval dropped, which the new score would lie outside)."""
+    for model in ("random", "bow-tfidf-svd"):
+        shutil.copytree(ROOT / "results" / model, box.work / "a" / model)
+    shutil.copytree(ROOT / "results" / "random", box.work / "b" / "random")
+    path = next((box.work / "b" / "random").rglob("sgts-mr.json"))
+    data = json.loads(path.read_text())
+    data["scores"]["test"][0]["main_score"] = 0.5
+    del data["sentibench"]["details"]["confidence_interval"]
+    path.write_text(json.dumps(data))
+
+
+def trickling(part: str) -> Callable[[Sandbox], None]:
+    """HF_ENDPOINT at a port that answers every request with a valid status line, then one byte a second of its
+    headers (or, `part` "body", of a body after whole headers), forever."""
+    def setup(box: Sandbox) -> None:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        box.held.append(listener)
+
+        def answer(connection: socket.socket) -> None:
+            with contextlib.suppress(OSError), connection:
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\r\n" + (b"Content-Length: 100000\r\n\r\n" if part == "body"
+                                                              else b""))
+                while True:
+                    time.sleep(1.0)
+                    connection.sendall(b"x")
+
+        def accept() -> None:
+            with contextlib.suppress(OSError):  # the case is over: its socket closed
+                while True:
+                    threading.Thread(target=answer, args=(listener.accept()[0],), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        os.environ.update({"HF_ENDPOINT": f"http://127.0.0.1:{listener.getsockname()[1]}", "HF_HUB_OFFLINE": "0",
+                           "HF_HOME": str(box.root / "hf")})
+    return setup
 
 
 def sparse(path: Path, size: int) -> None:
@@ -864,13 +1012,13 @@ def bench(argv: list[str]) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
-def bench_process(argv: list[str]) -> subprocess.CompletedProcess:
+def bench_process(argv: list[str], limit: int = PROCESS_LIMIT) -> subprocess.CompletedProcess:
     """`bench ARGV` as its own process, in this process's environment (and so its `--code` package); one
-    still running after `PROCESS_LIMIT` seconds is killed (its case's `fast` check then calls it a denial of
+    still running after `limit` seconds is killed (its case's `fast` check then calls it a denial of
     service)."""
     try:
         return subprocess.run([sys.executable, "-m", "sentibench.cli", *argv], capture_output=True, text=True,
-                              env=os.environ, timeout=PROCESS_LIMIT)
+                              env=os.environ, timeout=limit)
     except subprocess.TimeoutExpired as killed:
         said = [part.decode(errors="replace") if isinstance(part, bytes) else part or ""
                 for part in (killed.stdout, killed.stderr)]  # bytes here even in text mode
@@ -893,7 +1041,7 @@ def run_case(case: Case, with_dataset: bool = True) -> tuple[str, str]:
             os.environ.update({k: v.format(root=tmp) for k, v in case.env.items()})
             before_files = snapshot(box.root, (box.home, box.work))
             started = time.perf_counter()
-            proc = bench_process(case.argv) if case.process else bench(case.argv)
+            proc = bench_process(case.argv, case.limit) if case.process else bench(case.argv)
             box.took = time.perf_counter() - started
             outside = snapshot(box.root, (box.home, box.work)) - before_files
         finally:

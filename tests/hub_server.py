@@ -4,8 +4,10 @@ datasets' `load_dataset` use), so `HF_ENDPOINT=<url>` makes the real client libr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import socket
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
@@ -133,3 +135,37 @@ class HubServer:
                 self._route()
 
         return Handler
+
+
+class Trickle:
+    """`with Trickle(body=False) as url:` an endpoint that answers every request with a valid status line and then
+    one byte a second, forever: of its headers, or (`body=True`) of a body after whole headers."""
+
+    def __init__(self, body: bool = False) -> None:
+        self.body = body
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.closed = threading.Event()
+
+    def __enter__(self) -> str:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.closed.set()
+        self.listener.close()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while not self.closed.is_set():
+                connection, _ = self.listener.accept()
+                threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
+
+    def _answer(self, connection: socket.socket) -> None:
+        with contextlib.suppress(OSError), connection:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\n" + (b"Content-Type: application/json\r\nContent-Length: 100000"
+                                                         b"\r\n\r\n" if self.body else b""))
+            while not self.closed.wait(1.0):
+                connection.sendall(b"x" if self.body else b"X-Slow: x\r\n"[:1])

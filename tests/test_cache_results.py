@@ -227,8 +227,9 @@ def test_leaderboard_significance_follows_the_unit_values_not_a_stale_cache(tmp_
 
 
 def test_the_results_store_reads_several_folders_once_and_finds_a_model_across_them(tmp_path):
-    """One model's results come from the first folder that has it, or the folder its label names; a smoke run
-    is never among a model's results; a typo gets the nearest names; a missing folder holds nothing."""
+    """One model's results come from the first folder that has it, or the folder its label names (a bare name two
+    folders answer differently is refused); a smoke run is never among a model's results; a typo gets the nearest
+    names; a missing folder holds nothing."""
     from sentibench.core.errors import BenchError
     from sentibench.results.schema import ModelInfo
     from sentibench.results.store import ResultStore
@@ -244,7 +245,10 @@ def test_the_results_store_reads_several_folders_once_and_finds_a_model_across_t
     write_result(result_path(mine, "tuned", "r1", "sgts-imdb"), made_by("tuned", "sgts-imdb", 0.1, limit=8))
     store = ResultStore.load([ours, mine, ours, tmp_path / "missing"])
     assert store.roots == (ours, mine, tmp_path / "missing") and len(store.results) == 4
-    assert store.of_model("minilm")["sgts-mr"].main_score() == 0.5, "the first folder that has it"
+    with pytest.raises(BenchError, match="hold different results of 'minilm' on sgts-mr; name the one to use, "
+                       r"'minilm \[results\]' or 'minilm \[mine\]'"):
+        store.of_model("minilm")  # two folders answer it differently (issue 57): which one is the user's to say
+    assert store.of_model("minilm [results]")["sgts-mr"].main_score() == 0.5
     assert store.of_model("minilm [mine]")["sgts-mr"].main_score() == 0.6
     assert list(store.of_model("tuned")) == ["sgts-mr"], "no smoke run"
     with pytest.raises(BenchError, match="Did you mean: tuned"):

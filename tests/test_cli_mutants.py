@@ -68,7 +68,7 @@ def test_at_least_accepts_its_minimum_and_refuses_below_it_or_a_non_whole_number
 
 @pytest.mark.parametrize("argv, line", [
     (["run", "--batch-size", "0"], "bench run: error: argument --batch-size: must be at least 1, got 0"),
-    (["run", "--seed", "-1"], "bench run: error: argument --seed: a seed is from 0 to 2**32 - 1 (4294967295), got -1"),
+    (["run", "--seed", "-1"], "bench run: error: argument --seed: a seed is from 0 to 2**31 - 1 (2147483647), got -1"),
     (["run", "--limit", "many"], "bench run: error: argument --limit: expected a whole number, got 'many'"),
     (["reproduce", "r.json", "--batch-size", "0"],
      "bench reproduce: error: argument --batch-size: must be at least 1, got 0"),

@@ -187,12 +187,13 @@ def test_a_result_seed_is_a_whole_number_from_0_to_2_to_the_32_minus_1(where, se
 
 @pytest.mark.parametrize("argv", [["train", "senticse", "--seed", str(2**70)], ["train", "senticse", "--seed", "-1"],
                                   ["run", "--seed", str(2**32)], ["verify", "nowhere", "--seed", "-1"],
-                                  ["sweep", "polarity-st", "--render-only", "--seed", str(2**70)]])
+                                  ["sweep", "polarity-st", "--render-only", "--seed", str(2**70)],
+                                  ["run", "--seed", str(2**32 - 1)], ["train", "senticse", "--seed", str(2**31)]])
 def test_every_seed_option_refuses_a_seed_no_generator_takes(argv, capsys):
     with pytest.raises(SystemExit) as exited:
         main(argv)
     err = capsys.readouterr().err.splitlines()[-1]
-    assert exited.value.code == 2 and err.endswith(f"argument --seed: a seed is from 0 to 2**32 - 1 (4294967295), "
+    assert exited.value.code == 2 and err.endswith(f"argument --seed: a seed is from 0 to 2**31 - 1 (2147483647), "
                                                    f"got {argv[-1]}")
 
 

@@ -7,6 +7,7 @@ overview and a score's link leads to its result JSON, and the site copied elsewh
 Screenshots go to $SENTIBENCH_ARTIFACTS, else in CI to artifacts/ (kept as CI artifacts), else to the test's
 temporary folder."""
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -293,9 +294,13 @@ def test_a_site_replaces_an_earlier_site_but_never_another_folder(tmp_path):
     root, site = tmp_path / "results", tmp_path / "site"
     _results(root)
     write_site(build(root), site)
-    (site / "models" / "stale.html").write_text("a model no longer on the board")
+    (site / "models" / "stale.html").write_text("a model no longer on the board")  # as an earlier site wrote it:
+    marker = json.loads((site / ".sentibench-site").read_text())
+    (site / ".sentibench-site").write_text(json.dumps({"written": [*marker["written"], "models/stale.html"]}))
+    (site / "CNAME").write_text("bench.example.org\n")  # and a file the user added
     write_site(build(root), site)
-    assert not (site / "models" / "stale.html").exists(), "the earlier site is replaced whole"
+    assert not (site / "models" / "stale.html").exists(), "the earlier site's own files are replaced whole"
+    assert (site / "CNAME").read_text() == "bench.example.org\n", "the user's are kept"
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "mine.txt").write_text("precious")

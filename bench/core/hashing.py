@@ -10,9 +10,11 @@ _BLOCK = 1 << 22  # bytes read at a time
 
 
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of the file's bytes, read in blocks."""
+    """Hex sha256 of the file's bytes, read in blocks (a regular file only: `core.io.open_regular`)."""
+    from sentibench.core.io import open_regular
+
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path, "file") as handle:
         for block in iter(lambda: handle.read(_BLOCK), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -1,5 +1,13 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one; and the size check a
-file the harness reads passes before any of it is read."""
+"""Every file the harness writes or reads back goes through here.
+
+Writes are atomic (a reader sees the old file or the new one, never half of one) and land only on a new path or
+over a regular file: a directory, device, FIFO or socket at the target is refused, and so is a symbolic link
+(sentibench neither writes through a link nor replaces it; name the file itself). `write_output` also takes
+`-`, standard output, for the files a user names (a board, a table, a card).
+
+Reads (`read_regular`) take regular files only, looked at before they are opened and opened without blocking (a
+FIFO never hangs a command), refuse a file over its size limit unread, and, given the folder a file belongs to,
+refuse one whose real path (links followed) leads out of it."""
 
 from __future__ import annotations
 
@@ -7,10 +15,12 @@ import json
 import os
 import secrets
 import shutil
+import stat
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from sentibench.core.errors import BenchError
 
@@ -18,15 +28,93 @@ T = TypeVar("T")
 
 JSON_MAX_BYTES = 16 << 20  # a result, a training log, a verification record: the largest committed is 14 KiB
 UNITS_MAX_BYTES = 256 << 20  # a result's unit values: 4 bytes a unit at most, so 64 million units
+STDOUT = "-"
+"""The output name that means standard output."""
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
-def refuse_larger(path: Path, max_bytes: int, what: str, advice: str = "") -> None:
-    """One line naming `path` when its size on disk is over `max_bytes`, before any of it is read (a 301 MB
-    result was read whole, 658 MB of memory, only to be refused); `OSError` when it cannot be looked at."""
-    size = Path(path).stat().st_size
-    if size > max_bytes:
-        raise BenchError(f"{what} {path} is {size / 2**20:.0f} MiB, over the {max_bytes >> 20} MiB a {what} may "
-                         f"be{advice}")
+def kind_of(mode: int) -> str:
+    """'a folder', 'a FIFO', ... for a file's `st_mode`; 'a file' for a regular one."""
+    return next((name for test, name in _KINDS if test(mode)), "a file")
+
+
+def check_target(path: Path) -> None:
+    """A one-line error unless `path` is a new path or a regular file (looked at without following a link)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISLNK(mode):
+        raise BenchError(f"{path} is a symbolic link (to {os.readlink(path)}); sentibench neither writes through "
+                         "a link nor replaces it: name the file itself, or - for standard output where a table "
+                         "or card is written (nothing was written)")
+    raise BenchError(f"{path} is {kind_of(mode)}, not a file; name a new or regular file, or - for standard "
+                     "output where a table or card is written (nothing was written)")
+
+
+def write_output(target: str | Path, data: str | bytes) -> str:
+    """`data` to the file a user named (atomically, `check_target`'s rules), or to standard output for `-`;
+    what was written to, for the 'wrote ...' line."""
+    if str(target) == STDOUT:
+        if isinstance(data, str):
+            sys.stdout.write(data)
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return "standard output"
+    atomic_write_bytes(Path(target), data.encode("utf-8") if isinstance(data, str) else data)
+    return str(target)
+
+
+class NotAFile(BenchError):
+    """A file to read that is a folder, a FIFO, a socket or a device (`kind`)."""
+
+    def __init__(self, what: str, path: Path, kind: str) -> None:
+        super().__init__(f"{what} {path} is {kind}, not a file; remove it")
+        self.kind = kind
+
+
+def open_regular(path: Path, what: str) -> BinaryIO:
+    """`path` open for reading, if it is a regular file: anything else is a one-line error naming it, refused
+    before it is opened (and opened without blocking, then checked again: a FIFO swapped in never hangs)."""
+    mode = Path(path).stat().st_mode
+    if not stat.S_ISREG(mode):
+        raise NotAFile(what, path, kind_of(mode))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_BINARY", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotAFile(what, path, kind_of(mode))
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: Path, max_bytes: int, what: str, advice: str = "", within: Path | None = None) -> bytes:
+    """The bytes of `path`, a regular file (`open_regular`) of at most `max_bytes`, or a one-line error naming
+    it (`what`: 'result file', ...; `advice` ends the size error): a file over the limit is refused unread and,
+    given `within`, a file whose real path leads out of that folder. `OSError` when it cannot be opened."""
+    path = Path(path)
+    if within is not None and not path.resolve().is_relative_to(Path(within).resolve()):
+        raise BenchError(f"{what} {path} leads out of {within} (to {path.resolve()}); sentibench reads it only "
+                         "inside its folder")
+    with open_regular(path, what) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            raise BenchError(f"{what} {path} is {size / 2**20:.0f} MiB, over the {max_bytes >> 20} MiB a {what} "
+                             f"may be{advice}")
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise BenchError(f"{what} {path} is over the {max_bytes >> 20} MiB a {what} may be{advice}")
+    return data
+
+
+def read_json(path: Path, what: str, max_bytes: int = JSON_MAX_BYTES, within: Path | None = None) -> Any:
+    """A JSON file read by `read_regular`'s rules; `ValueError` when it does not parse."""
+    return json.loads(read_regular(path, max_bytes, what, within=within))
 
 
 def _fresh_beside(path: Path, suffix: str, create: Callable[[Path], T]) -> T:
@@ -60,7 +148,9 @@ def new_folder_beside(path: Path, suffix: str = ".partial") -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """`data` at `path`, renamed into place from a new file beside it; `check_target` first."""
     path = Path(path)
+    check_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = new_file_beside(path)
     try:

@@ -19,6 +19,8 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from sentibench.core.io import NotAFile, open_regular
+
 MAX_BYTES = 256 * 1024  # a model card is about 1 KiB
 MAX_DEPTH = 32
 
@@ -82,7 +84,11 @@ else:
 
 def load_yaml(path: Path, max_bytes: int = MAX_BYTES) -> Any:
     """The data of one YAML file read under the limits above; `YamlRefused` (one line) or `OSError`."""
-    with open(path, "rb") as handle:
+    try:
+        handle = open_regular(path, "YAML file")
+    except NotAFile as error:
+        raise YamlRefused(f"{error.kind}, not a file") from None
+    with handle:
         raw = handle.read(max_bytes + 1)
     if len(raw) > max_bytes:
         raise YamlRefused(f"larger than {max_bytes // 1024} KiB")

@@ -15,6 +15,14 @@ of huggingface_hub's shared client (which datasets uses too) waits at most `read
 libraries' own `HF_HUB_ETAG_TIMEOUT` / `HF_HUB_DOWNLOAD_TIMEOUT` (10 s each by default); and once a request has
 gone that long unanswered no further request starts (`HubStalled`), so the libraries' retries cannot stretch
 the wait: a mute endpoint fails the call in about one read timeout plus one back-off.
+
+A per-read bound does not stop an endpoint that answers a byte at a time (every read returns within it). So
+every connection of that client also reads and writes under a deadline (`_BoundedStream`, below httpx, where
+the bytes are): a request gets `read_timeout()` seconds for its headers, and its answer must keep bringing
+`WINDOW_BYTES` in every further `read_timeout()` seconds (about 1.6 KiB/s at the default 10 s: a slow line
+passes, a trickle does not). A request that falls behind fails as a read timeout naming the endpoint, and no
+further request starts. huggingface_hub's own request for its agent-detection registry (`/api/agent-harnesses`,
+fetched to decorate its user agent) is turned off with the rest of its telemetry (`HF_HUB_DISABLE_TELEMETRY`).
 """
 
 from __future__ import annotations
@@ -103,6 +111,8 @@ def _bound_request(request) -> None:
     """The client's request hook: refuse to start once a request went unanswered past the read timeout; cap
     each of this request's timeouts (connect, read, write, pool) at it, a missing one included."""
     limit, now = read_timeout(), time.monotonic()
+    if _fell_behind:
+        raise HubStalled(_fell_behind[0])
     if _unanswered_since and now - _unanswered_since[0] > limit:
         raise HubStalled(f"no answer from {request.url.host} within {limit:g} s (HF_HUB_ETAG_TIMEOUT, "
                          "HF_HUB_DOWNLOAD_TIMEOUT)")
@@ -118,8 +128,90 @@ def _answered(response) -> None:
     _unanswered_since.clear()
 
 
+WINDOW_BYTES = 16 << 10
+"""What an answer must bring in every `read_timeout()` seconds after its headers."""
+
+_fell_behind: list[str] = []  # why a request missed its deadline, once one has: no further request starts
+
+
+class _BoundedStream:
+    """A connection's stream (httpcore's `NetworkStream` interface) whose reads and writes keep to a deadline:
+    a request (its first write after a read) starts it at `read_timeout()` seconds; every `WINDOW_BYTES` read
+    moves it `read_timeout()` seconds on from then; a read or write still waiting at the deadline is a timeout
+    naming the endpoint, after which no further request starts."""
+
+    def __init__(self, stream, host: str) -> None:
+        self._stream, self._host = stream, host
+        self._deadline, self._got, self._heard, self._reading = 0.0, 0, False, True
+
+    def _late(self) -> Exception:
+        import httpcore2
+
+        limit = read_timeout()
+        how = (f"{self._host} sent under {WINDOW_BYTES >> 10} KiB in {limit:g} s" if self._heard
+               else f"no answer from {self._host} within {limit:g} s")
+        reason = f"{how} (HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT)"
+        _fell_behind[:] = [reason]
+        return httpcore2.ReadTimeout(reason)
+
+    def _left(self, timeout: float | None) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._late()
+        return left if timeout is None else min(timeout, left)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if self._reading:  # a new request
+            self._deadline, self._got, self._heard = time.monotonic() + read_timeout(), 0, False
+            self._reading = False
+        self._stream.write(buffer, self._left(timeout))
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        import httpcore2
+
+        self._reading = True
+        try:
+            data = self._stream.read(max_bytes, self._left(timeout))
+        except httpcore2.ReadTimeout:
+            raise self._late() from None
+        self._got, self._heard = self._got + len(data), True
+        if self._got >= WINDOW_BYTES:
+            self._deadline, self._got = time.monotonic() + read_timeout(), 0
+        return data
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context, server_hostname: str | None = None, timeout: float | None = None):
+        self._deadline = max(self._deadline, time.monotonic() + read_timeout())  # the handshake: one window
+        return _BoundedStream(self._stream.start_tls(ssl_context, server_hostname, self._left(timeout)),
+                              self._host)
+
+    def get_extra_info(self, info: str):
+        return self._stream.get_extra_info(info)
+
+
+class _BoundedBackend:
+    """httpcore's network backend with every stream it opens a `_BoundedStream`."""
+
+    def __init__(self, backend) -> None:
+        self._backend = backend
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options=None):
+        return _BoundedStream(self._backend.connect_tcp(host, port, timeout, local_address, socket_options), host)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options=None):
+        return _BoundedStream(self._backend.connect_unix_socket(path, timeout, socket_options), path)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
 def _bound_session() -> None:
-    """Add the two hooks to huggingface_hub's shared client (once per client; a new client gets them anew)."""
+    """Add the two hooks to huggingface_hub's shared client (once per client; a new client gets them anew), and
+    put every connection pool of it (direct, and through each proxy httpx mounted) on `_BoundedBackend` (httpx
+    has no public way to name a pool's backend)."""
     from huggingface_hub import get_session
 
     session = get_session()
@@ -127,6 +219,10 @@ def _bound_session() -> None:
     if _bound_request not in hooks["request"]:
         session.event_hooks = {"request": [*hooks["request"], _bound_request],
                                "response": [*hooks["response"], _answered]}
+    for transport in (session._transport, *session._mounts.values()):
+        pool = getattr(transport, "_pool", None)
+        if pool is not None and not isinstance(pool._network_backend, _BoundedBackend):
+            pool._network_backend = _BoundedBackend(pool._network_backend)
 
 
 @contextmanager
@@ -135,8 +231,10 @@ def hub_access() -> Iterator[bool]:
     own offline mode, cache only, when it cannot be reached (yields False). `HF_HUB_OFFLINE=1` is left as is."""
     from huggingface_hub import constants
 
+    constants.HF_HUB_DISABLE_TELEMETRY = True  # and with it the agent-detection request
     if constants.HF_HUB_OFFLINE or endpoint_reachable(constants.ENDPOINT):
         _unanswered_since.clear()
+        _fell_behind.clear()
         _bound_session()
         yield True
         return

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from sentibench.core.errors import BenchError
 from sentibench.core.hashing import sha256_file
-from sentibench.core.io import atomic_write_json
+from sentibench.core.io import atomic_write_json, read_json
 from sentibench.core.paths import cache_dir
 from sentibench.data.hub import hub_access, hub_unavailable, refuse_uncached_dataset
 from sentibench.data.registry import get_spec
@@ -65,7 +65,7 @@ class PreparedDataset:
 
         self._check_split(split)
         folder = self.folder / split
-        files = [entry["filename"] for entry in json.loads((folder / "state.json").read_text())["_data_files"]]
+        files = [entry["filename"] for entry in read_json(folder / "state.json", "dataset record")["_data_files"]]
         if any(Path(name).name != name for name in files):
             raise BenchError(f"dataset '{self.spec.name}': split '{split}' names a data file outside its folder")
         tables = []
@@ -210,11 +210,11 @@ def _verified(folder) -> dict | None:
     """The record of a prepared folder whose files hash to what was recorded; None otherwise (missing,
     truncated, edited, or prepared before files were recorded)."""
     try:
-        meta = json.loads((folder / META_FILE).read_text())
+        meta = read_json(folder / META_FILE, "dataset record")
         if not isinstance(meta, dict) or meta.get("files") != _file_hashes(folder):
             return None
         return meta
-    except (OSError, ValueError):
+    except (OSError, ValueError, BenchError):
         return None
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sentibench.core.errors import BenchError, printable
+from sentibench.core.io import open_regular
 from sentibench.core.paths import cache_dir
 from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder, progress_label
 
@@ -60,6 +61,8 @@ class EmbeddingStore:
             self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        if Path(self.path).exists() or Path(self.path).is_symlink():
+            open_regular(self.path, "embedding cache").close()  # a FIFO or a device: refused, never opened
         db = sqlite3.connect(self.path, timeout=60)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, dim INTEGER, vec BLOB)")

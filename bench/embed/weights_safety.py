@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 from sentibench.core.errors import BenchError
+from sentibench.core.io import read_json
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 CONVERT_HINT = ("convert them once, where you trust them: python -c \"import sys; from transformers import AutoModel, "
@@ -79,6 +80,6 @@ def confined(path: Path, roots: list[Path], what: str) -> Path:
 def _json(path: Path) -> object:
     """The parsed file, or None when it does not parse."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return read_json(path, "model file")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, BenchError):
         return None

@@ -12,7 +12,6 @@ follow unranked. The overview across groups comes first (`report.overview`).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from sentibench.core.errors import BenchError
-from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
+from sentibench.core.io import atomic_write_json, read_json
 from sentibench.models.catalog.kinds import recorded_kind
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
@@ -167,8 +166,8 @@ class _PValues:
 
         self.path = cache_dir() / self.FILE
         try:
-            self.known: dict[str, float | None] = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            self.known: dict[str, float | None] = read_json(self.path, "cache file")
+        except (OSError, ValueError, BenchError):
             self.known = {}
         self.changed = False
 
@@ -222,8 +221,7 @@ def verification_label(folder: Path) -> str:
     if not record.exists():
         return ""
     try:
-        refuse_larger(record, JSON_MAX_BYTES, "verification record")
-        data = json.loads(record.read_text(encoding="utf-8"))
+        data = read_json(record, "verification record")
         status, tasks, reruns = data["status"], data["tasks"], data.get("rerun_count", 0)
     except (OSError, ValueError, TypeError, KeyError, BenchError):
         return " (unverified)"

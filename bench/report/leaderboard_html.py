@@ -21,6 +21,7 @@ import html
 import json
 from pathlib import Path
 
+from sentibench.core.io import read_regular
 from sentibench.report.leaderboard import (
     KINDS,
     METRIC_NAMES,
@@ -171,6 +172,7 @@ document.addEventListener('DOMContentLoaded', () => {
 });
 """
 
+FIGURE_MAX_BYTES = 16 << 20  # the committed figures are under 200 KiB each
 CAPTIONS = {  # docs/figures/<stem>.png -> what it shows (tradeoff.png is the scatter above, drawn as SVG)
     "sgts_vs_fewshot": "SgTS (Spearman x 100, the mean over the five SgTS tasks) against fine-tuned few-shot accuracy "
                        "x 100 (fewshot-full, the mean over its tasks), one labelled point per model: does a training-"
@@ -264,7 +266,7 @@ def _figures(folder: Path | None) -> str:
         if png.stem in SHOWN_ELSEWHERE:
             continue
         caption = CAPTIONS.get(png.stem, png.stem.replace("_", " "))
-        data = base64.b64encode(png.read_bytes()).decode()
+        data = base64.b64encode(read_regular(png, FIGURE_MAX_BYTES, "figure", within=folder)).decode()
         parts.append(f'<figure id="figure-{html.escape(png.stem)}"><img alt="{html.escape(caption)}" '
                      f'src="data:image/png;base64,{data}"><figcaption><b>{html.escape(png.name)}</b>: '
                      f"{html.escape(caption)}.</figcaption></figure>")

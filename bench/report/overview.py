@@ -35,7 +35,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from sentibench.core.io import atomic_write_json
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_json, read_json
 from sentibench.report.seed_spread import SeedFamily, seed_families
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import counts_for
@@ -179,8 +180,8 @@ class _CachedMeans:
 
         self.path = cache_dir() / self.FILE
         try:
-            self.known = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            self.known = read_json(self.path, "cache file")
+        except (OSError, ValueError, BenchError):
             self.known = {}
         self.changed = False
 

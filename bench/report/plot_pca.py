@@ -9,6 +9,7 @@ two components explain.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib
@@ -19,6 +20,7 @@ import numpy as np  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
 
 from sentibench.core.errors import BenchError  # noqa: E402
+from sentibench.core.io import atomic_write_bytes  # noqa: E402
 from sentibench.data import get_dataset  # noqa: E402
 from sentibench.evaluation.sampling import split_arrays  # noqa: E402
 
@@ -64,7 +66,9 @@ def plot_pca(models: list[str], datasets: list[str], out_dir: Path, limit: int |
         figure.suptitle(f"PCA of sentence embeddings: {dataset} test split ({len(texts)} sentences)", fontsize=10)
         figure.tight_layout()
         path = out_dir / f"pca-{dataset}.png"
-        figure.savefig(path, dpi=120)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=120)
+        atomic_write_bytes(path, buffer.getvalue())
         plt.close(figure)
         written.append(path)
     return written

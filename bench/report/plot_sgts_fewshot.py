@@ -16,6 +16,7 @@ and n, and no correlation at all for fewer than 5 models ("too few models").
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_bytes
 from sentibench.results.store import ResultStore, current
 
 matplotlib.use("Agg")
@@ -166,8 +168,9 @@ def plot_sgts_vs_fewshot(results_dir: Path, out_path: Path, frozen: bool = False
     """Draw the scatter to `out_path` (PNG) and return it."""
     figure = figure_sgts_vs_fewshot(results_dir, frozen)
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out_path, dpi=150, metadata={"Software": None})
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=150, metadata={"Software": None})
+    atomic_write_bytes(out_path, buffer.getvalue())
     return out_path
 
 

@@ -3,20 +3,22 @@
 A page links to a result JSON (or a training log) by its place inside the site, `results/<folder>/<model>/
 <revision>/<file>`, where `<folder>` is the name of the results folder it came from; `publish` copies every file
 a page linked to there, so the site works when copied elsewhere or served by any static server. The site is
-staged beside its target and swapped in with renames: an interrupted write leaves the previous site whole.
+staged beside its target and swapped in with renames: an interrupted write leaves the previous site whole. Its
+marker file lists what it wrote: a rebuild keeps every other file (a user's `CNAME`), and the results folders
+never read a site's copies as results (`results.task_result.SITE_MARKER`).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
 from sentibench.core.errors import BenchError
+from sentibench.results.task_result import SITE_MARKER as MARKER
 from sentibench.results.task_result import safe_segment
-
-MARKER = ".sentibench-site"  # a folder holding it was written by `publish`, so it may be replaced
 
 
 class SiteFiles:
@@ -49,15 +51,45 @@ class SiteFiles:
         return "../" * depth + quote(self.target(source))
 
 
+def _not_ours(site: Path) -> list[str]:
+    """The files (and links) in an earlier site that `publish` did not write, relative to it: everything its
+    marker's list leaves out (a marker without a list, from before it had one: everything outside
+    `index.html`, `models/` and `results/`)."""
+    try:
+        written = set(json.loads((site / MARKER).read_text(encoding="utf-8"))["written"])
+    except (OSError, ValueError, KeyError, TypeError):
+        written = None
+    kept = []
+    for path in sorted(site.rglob("*")):
+        relative = path.relative_to(site).as_posix()
+        if path.is_dir() and not path.is_symlink() or relative == MARKER:
+            continue
+        if written is None and (relative == "index.html" or relative.split("/")[0] in ("models", "results")):
+            continue
+        if written is None or relative not in written:
+            kept.append(relative)
+    return kept
+
+
 def publish(site: Path, pages: dict[str, str], files: SiteFiles) -> Path:
     """Write `pages` ({site path: HTML}) and every linked file into `site`, all or nothing. An existing `site`
-    is replaced only when it is empty or an earlier site (it holds the marker); any other folder is refused."""
+    is replaced only when it is empty or an earlier site (it holds the marker, which lists the files written);
+    the files a user added to an earlier site (a `CNAME`) are kept, unless the new site writes one of their
+    paths (refused). Any other folder is refused, and so is a site that holds the working folder."""
     site = Path(site)
+    if Path.cwd().resolve().is_relative_to(site.resolve()):
+        raise BenchError(f"--site '{site}' holds the working folder, which a site cannot replace: name a folder "
+                         "inside it, e.g. --site site (nothing was written)")
     if site.exists() and not (site.is_dir() and (not any(site.iterdir()) or (site / MARKER).is_file())):
         raise BenchError(f"'{site}' exists and is not a site `bench leaderboard --html` wrote: name a new or empty "
                          "folder (nothing was written)")
+    ours = {*pages, *files.copies}
+    kept = _not_ours(site) if site.is_dir() else []
+    if clash := [relative for relative in kept if relative in ours]:
+        raise BenchError(f"'{site / clash[0]}' was not written by `bench leaderboard --html`, and the new site "
+                         "writes that path: move it away (nothing was written)")
     site.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{site.name}.", dir=site.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{site.resolve().name}.", dir=site.parent))
     try:
         for relative, text in pages.items():
             path = staging / relative
@@ -67,14 +99,17 @@ def publish(site: Path, pages: dict[str, str], files: SiteFiles) -> Path:
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, path)
-        (staging / MARKER).write_text("written by `bench leaderboard --html`; replaced by the next one\n")
+        (staging / MARKER).write_text(json.dumps({"written": sorted(ours)}, indent=1) + "\n")
         for path in staging.rglob("*"):
             path.chmod(0o755 if path.is_dir() else 0o644)  # a site is for reading
         staging.chmod(0o755)
+        for relative in kept:  # the user's files, as they were
+            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(site / relative, staging / relative, follow_symlinks=False)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    old = site.with_name(f"{staging.name}.old")
+    old = staging.with_name(f"{staging.name}.old")
     if site.exists():
         site.rename(old)
     try:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sentibench.core.io import atomic_write_text
+from sentibench.core.io import write_output
 from sentibench.report.leaderboard import Board
 from sentibench.report.overview import GEOMETRY, OverviewRow
 
@@ -92,7 +92,7 @@ def tables_json(board: Board) -> str:
     return json.dumps(document, indent=1, allow_nan=False) + "\n"
 
 
-def write_tables(board: Board, out: Path, fmt: str) -> Path:
-    """The board's tables as `fmt` ("csv" or "json") at `out`, written atomically."""
-    atomic_write_text(out, tables_csv(board) if fmt == "csv" else tables_json(board))
-    return out
+def write_tables(board: Board, out: Path | str, fmt: str) -> str:
+    """The board's tables as `fmt` ("csv" or "json") at `out` (`core.io.write_output`: `-` is standard
+    output); where they went."""
+    return write_output(out, tables_csv(board) if fmt == "csv" else tables_json(board))

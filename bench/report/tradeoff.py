@@ -134,17 +134,15 @@ def draw(board: Board):  # -> matplotlib.figure.Figure (matplotlib is imported o
     return figure
 
 
-def write_png(board: Board, path: Path) -> Path:
-    """The figure as a PNG (no timestamp or software version inside: same results, same bytes)."""
+def write_png(board: Board, path: Path | str) -> str:
+    """The figure as a PNG (no timestamp or software version inside: same results, same bytes) at `path`
+    (`core.io.write_output`: `-` is standard output); where it went."""
+    from sentibench.core.io import write_output
+
     figure = draw(board)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=130, metadata={"Software": None})
-    from sentibench.core.io import atomic_write_bytes
-
-    atomic_write_bytes(path, buffer.getvalue())
-    return path
+    return write_output(path, buffer.getvalue())
 
 
 def svg(board: Board) -> str:

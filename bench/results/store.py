@@ -5,7 +5,8 @@ the layers above ask of it (in the spirit of mteb's `ResultCache` / `BenchmarkRe
 Each result is read by `read_result` (validated, size-checked); `current` splits off the results made under an
 older version of their task's protocol (a board never mixes versions in a column; `bench run` recomputes them);
 `check_one_weights` holds every folder to one set of weights (one folder, one model revision); `of_model` finds
-one model's results across the folders, in order, with near-name suggestions for a typo; `select` filters by
+one model's results across the folders, in order (refusing a bare name that two folders answer differently),
+with near-name suggestions for a typo; `select` filters by
 model, task and benchmark (`counts_for`: a result counts for a benchmark under its pinned version and dataset).
 """
 
@@ -86,6 +87,8 @@ class ResultStore:
                                      f"({', '.join(sorted(by_revision))}); name one as {name}@REVISION")
                 found = found or next(iter(by_revision.values()))
                 check_one_weights_per_folder(list(found.values()))
+                if not folder:
+                    self._refuse_disagreement(name, revision, root, found)
                 return found
         near = difflib.get_close_matches(name, sorted(present), n=3, cutoff=0.6)
         under = ", ".join(str(r) for r in roots) or f"a results folder named '{folder.removesuffix(']')}'"
@@ -93,6 +96,24 @@ class ResultStore:
             raise BenchError(f"no results for model '{model}' under {under}. Did you mean: {', '.join(near)}?")
         raise BenchError(f"no results for model '{model}' under {under}; run `bench run -m {name}` first (or add "
                          "the folder that holds them with another --results)")
+
+
+    def _refuse_disagreement(self, name: str, revision: str, root: Path, found: dict[str, TaskResult]) -> None:
+        """A one-line error when another folder holds a different result of model `name` (at `revision`, when
+        given) on a task `found` (from `root`) answers: which one a bare name means is the user's to say."""
+        for other in self.roots:
+            for result in self.full(other) if other != root else ():
+                model, mine = result.provenance.model, found.get(result.task_name)
+                if (mine is not None and model is not None and model.name == name
+                        and (not revision or result.path.parent.name == revision) and _answer(result) != _answer(mine)):
+                    raise BenchError(f"folders {root} and {other} hold different results of '{name}' on "
+                                     f"{result.task_name}; name the one to use, '{name} [{root.name}]' or "
+                                     f"'{name} [{other.name}]'")
+
+
+def _answer(result: TaskResult) -> dict:
+    """What a result says, without the fields that time its run."""
+    return result.to_json(exclude={"evaluation_time": True, "sentibench": {"finished_at"}})
 
 
 def current_revision(name: str) -> str | None:

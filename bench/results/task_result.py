@@ -6,8 +6,8 @@ float32 ones, never over them."""
 from __future__ import annotations
 
 import hashlib
-import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sentibench.core.errors import BenchError, one_line
-from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
+from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, read_json, read_regular
 from sentibench.results.schema import TaskResult
 from sentibench.results.training_log import TRAINING_FILE
 
@@ -121,13 +121,14 @@ def write_result(path: Path, result: TaskResult) -> None:
     atomic_write_json(path, result.to_json())
 
 
-def read_result(path: Path) -> TaskResult:
-    """A result file, validated, or a one-line error naming the file and what is wrong with it (a file over
-    `JSON_MAX_BYTES` is refused unread). Parsed and validated in one pass by pydantic-core (UTF-8, nesting
+def read_result(path: Path, within: Path | None = None) -> TaskResult:
+    """A result file, validated, or a one-line error naming the file and what is wrong with it (`read_regular`:
+    a regular file only, never one whose real path leads out of `within`; a file over `JSON_MAX_BYTES` is
+    refused unread). Parsed and validated in one pass by pydantic-core (UTF-8, nesting
     limited); the sha256 of the bytes read is kept on the result (`results.unit_values_file.files_digest`)."""
     try:
-        refuse_larger(path, JSON_MAX_BYTES, "result file", "; delete it or rerun with --overwrite-strategy always")
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, JSON_MAX_BYTES, "result file", "; delete it or rerun with --overwrite-strategy "
+                           "always", within=within)
     except OSError as error:
         raise BenchError(f"result file {path} cannot be read ({error.strerror})") from None
     try:
@@ -149,6 +150,8 @@ LEGACY_BENCHMARK = "sentibench-v1"
 """The benchmark a submission manifest or a verification record written before they named one answered."""
 NOT_RESULTS = ("model_meta.json", VERIFICATION_FILE, TRAINING_FILE)  # MTEB's model record; the verification
 # record; the checkpoint's training curve
+SITE_MARKER = ".sentibench-site"
+"""A folder holding it is a site `bench leaderboard --html` wrote: its copies of results are never read as results."""
 
 
 def file_bytes(path: Path) -> bytes:
@@ -160,12 +163,35 @@ def file_bytes(path: Path) -> bytes:
     if not path.exists():
         return b"-"
     limit = JSON_MAX_BYTES if path.suffix == ".json" else UNITS_MAX_BYTES
-    refuse_larger(path, limit, "result file" if path.suffix == ".json" else "unit-values file")
-    return path.read_bytes()
+    return read_regular(path, limit, "result file" if path.suffix == ".json" else "unit-values file")
+
+
+def result_files_under(root: Path) -> list[Path]:
+    """The result files under `root`, sorted: every `*.json` but `NOT_RESULTS`, outside any site folder
+    (`SITE_MARKER`) and without following a link to a folder; a folder named `*.json` is among them (reading it
+    is the error that names it)."""
+    found = []
+    for folder, names, files in os.walk(root):
+        if (Path(folder) / SITE_MARKER).exists():
+            names.clear()
+            continue
+        found += [Path(folder) / name for name in (*files, *names)
+                  if name.endswith(".json") and name not in NOT_RESULTS]
+    return sorted(found)
 
 
 def iter_results(root: Path) -> list[TaskResult]:
-    return [read_result(p) for p in sorted(Path(root).rglob("*.json")) if p.name not in NOT_RESULTS]
+    """Every result under `root` (`result_files_under`), each read inside `root`; one answer per (model,
+    revision, task): two files of one revision folder claiming one task are an error naming both."""
+    results = [read_result(path, within=root) for path in result_files_under(Path(root))]
+    claimed: dict[tuple[Path, str], Path] = {}
+    for result in results:
+        key = (result.path.parent, result.task_name)
+        if key in claimed:
+            raise BenchError(f"{claimed[key]} and {result.path} both hold a result of {result.task_name}: a model "
+                             "revision has one result per task; remove the one that is not its own")
+        claimed[key] = result.path
+    return results
 
 
 def verified_for(root: Path, benchmark: str) -> list[tuple[str, str]]:
@@ -175,8 +201,7 @@ def verified_for(root: Path, benchmark: str) -> list[tuple[str, str]]:
     found = []
     for path in sorted(Path(root).rglob(VERIFICATION_FILE)):
         try:
-            refuse_larger(path, JSON_MAX_BYTES, "verification record")
-            record = json.loads(path.read_text(encoding="utf-8"))
+            record = read_json(path, "verification record")
         except (OSError, ValueError, BenchError):
             continue
         if not isinstance(record, dict) or not isinstance(record.get("status"), str):

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationError, field_validator
 
 from sentibench.core.errors import BenchError, one_line
-from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, refuse_larger
+from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, read_regular
 from sentibench.results.schema import Typed
 
 TRAINING_FILE = "training.json"
@@ -84,9 +84,8 @@ def read_training_log(folder: Path) -> TrainingLog | None:
     if not path.is_file():
         return None
     try:
-        refuse_larger(path, JSON_MAX_BYTES, "training log", "; delete it or re-run the model with "
-                      "--overwrite-strategy always")
-        return TrainingLog.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return TrainingLog.model_validate(json.loads(read_regular(
+            path, JSON_MAX_BYTES, "training log", "; delete it or re-run the model with --overwrite-strategy always")))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BenchError(f"training log {path} cannot be read ({error})") from None
     except ValidationError as error:

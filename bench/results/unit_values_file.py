@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, refuse_larger
+from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, read_regular
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import file_bytes, write_result
 
@@ -44,13 +44,13 @@ def save_units(path: Path, units: UnitValues) -> None:
 
 def load_units(path: Path) -> UnitValues:
     """The values saved at `path`; a file over `UNITS_MAX_BYTES` is a one-line error, unread."""
-    refuse_larger(path, UNITS_MAX_BYTES, "unit-values file", "; delete it and rerun its task with "
-                  "--overwrite-strategy always")
+    data = read_regular(path, UNITS_MAX_BYTES, "unit-values file", "; delete it and rerun its task with "
+                        "--overwrite-strategy always")
     import numpy as np
 
     from sentibench.evaluation.units import UnitValues
 
-    with np.load(path, allow_pickle=False) as stored:
+    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
         meta = json.loads(stored["meta"].tobytes().decode())
         return UnitValues(stored["values"].astype(np.float64), meta["unit"], meta["method"], meta["units_hash"])
 

@@ -12,14 +12,14 @@ but the embedding and example caches, so they may run in any order.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sentibench.core.io import atomic_write_json
+from sentibench.core.errors import BenchError
+from sentibench.core.io import atomic_write_json, read_json
 from sentibench.core.paths import cache_dir
 from sentibench.models import card_for, load_encoder
 from sentibench.models.catalog.cards import ModelCard
@@ -48,7 +48,7 @@ def _trained_card(configuration: Configuration, device: str | None) -> tuple[Mod
         train(configuration.method, configuration.base, configuration.data, configuration.preset,
               configuration.seed, options=configuration.options, out_dir=checkpoint, device=device,
               write_card=False)
-    report = json.loads((checkpoint / DONE_FILE).read_text())
+    report = read_json(checkpoint / DONE_FILE, "training record")
     name = (f"{configuration.method}-{base.name}-{configuration.folder.rsplit('/', 1)[-1]}-"
             f"{recipe_hash(recipe)[:6]}")
     card = dataclasses.replace(
@@ -78,8 +78,8 @@ def _finished(configuration: Configuration, folder: Path) -> bool:
     if not (folder / SWEEP_RECORD).exists():
         return False
     try:
-        record = json.loads((folder / SWEEP_RECORD).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        record = read_json(folder / SWEEP_RECORD, "sweep record")
+    except (OSError, UnicodeDecodeError, ValueError, BenchError):
         return False  # unreadable: run again, and replace it
     if not isinstance(record, dict):
         return False
@@ -94,7 +94,7 @@ def run_configuration(configuration: Configuration, output: Path, device: str | 
     """Train (unless `method` is None) and score one configuration; its record. Skipped when finished."""
     folder = Path(output) / configuration.folder
     if _finished(configuration, folder):
-        return json.loads((folder / SWEEP_RECORD).read_text())
+        return read_json(folder / SWEEP_RECORD, "sweep record")
     started = time.perf_counter()
     card, report = _trained_card(configuration, device)
     result = _score(configuration, card, folder, device)

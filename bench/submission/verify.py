@@ -42,7 +42,7 @@ from pathlib import Path
 
 from sentibench.core.errors import BenchError, Rejected, printable
 from sentibench.core.hashing import sha256_file
-from sentibench.core.io import atomic_folder, atomic_write_json, new_file_beside
+from sentibench.core.io import atomic_folder, atomic_write_json, check_target, new_file_beside
 from sentibench.core.provenance import git_commit
 from sentibench.core.version import __version__
 from sentibench.embed.weights_safety import confined, weights_folder_problems
@@ -230,13 +230,14 @@ def staged_file(path: Path) -> Path:
 
 
 def check_leaderboard(path: Path | None) -> None:
-    """Fail before any re-run when the leaderboard file cannot be written."""
+    """Fail before any re-run when the leaderboard file cannot be written (or is not a file: `check_target`)."""
     if path is not None:
         try:
             staged_file(path).unlink()
         except OSError as error:
             raise BenchError(f"cannot write the leaderboard '{path}' ({error.strerror}); pass a writable "
                              "--leaderboard, or none") from None
+        check_target(path)
 
 
 def verify(submission: Path, results_root: Path, leaderboard: Path | None, fraction: float = DEFAULT_FRACTION,

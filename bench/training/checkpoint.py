@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sentibench.core.errors import BenchError
+from sentibench.core.io import read_json
 from sentibench.core.registry import Registry, load_plugins
 
 MODULE_CONFIG = "sentibench_encoder.json"
@@ -62,9 +63,9 @@ def save_module_checkpoint(folder: Path, kind: str, config: dict[str, Any], stat
 
 def read_module_checkpoint(folder: Path) -> tuple[str, dict[str, Any]]:
     try:
-        record = json.loads((Path(folder) / MODULE_CONFIG).read_text(encoding="utf-8"))
+        record = read_json(Path(folder) / MODULE_CONFIG, "checkpoint record")
         return str(record["kind"]), dict(record["config"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, ValueError, KeyError, TypeError, BenchError) as error:
         raise BenchError(f"checkpoint {folder}: {MODULE_CONFIG} is not a valid record ({error})") from None
 
 

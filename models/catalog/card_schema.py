@@ -15,6 +15,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator, model_
 from pydantic.dataclasses import dataclass
 
 from sentibench.core.errors import BenchError, one_line
+from sentibench.core.seeds import USER_SEED_LIMIT
 from sentibench.embed.encoders import DTYPES
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
@@ -70,7 +71,7 @@ class ModelCard:
     base: str | None = None         # the card this model was fine-tuned from (retrieval's reference model)
     recipe: dict[str, Any] = Field(default_factory=dict)  # method, base, data, preset, seed (trained cards)
     checkpoint: str | None = None   # a trained card's weights folder, when trained outside the cache
-    training_seeds: list[Annotated[int, Field(ge=0)]] = Field(default_factory=list)  # more seeds: `seed_variants`
+    training_seeds: list[Annotated[int, Field(ge=0, lt=USER_SEED_LIMIT)]] = Field(default_factory=list)
     license: str = ""
     citation: str = ""
     notes: str = ""
@@ -122,6 +123,8 @@ class ModelCard:
         if self.training_seeds and (not recipe_kind(self.loader) or not self.recipe):
             raise ValueError("training_seeds needs a card trained here from its recipe")
         seeds = [self.recipe.get("seed", 0), *self.training_seeds]
+        if not isinstance(seeds[0], int) or isinstance(seeds[0], bool) or not 0 <= seeds[0] < USER_SEED_LIMIT:
+            raise ValueError(f"recipe.seed must be a whole number from 0 to 2**31 - 1, got {seeds[0]!r}")
         if len(set(seeds)) != len(seeds) or len(seeds) > MAX_SEEDS:
             raise ValueError(f"training_seeds must be distinct seeds other than recipe.seed, at most {MAX_SEEDS - 1}")
         return self

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from sentibench.core.errors import BenchError
+from sentibench.core.io import STDOUT, write_output
 from sentibench.embed.encoders import SentenceTransformerEncoder, TransformerEncoder
 from sentibench.models.catalog.card_schema import ModelCard, make_card
 from sentibench.models.catalog.cards import TO_FILL, all_cards
@@ -82,13 +83,10 @@ def scaffold(name: str, source: str, device: str | None = "cpu") -> str:
     return yaml.safe_dump(measured, sort_keys=False, allow_unicode=True, width=120) + human
 
 
-def write_new_card(name: str, source: str, output: Path | None, device: str | None = "cpu") -> Path:
+def write_new_card(name: str, source: str, output: Path | str | None, device: str | None = "cpu") -> str:
     from sentibench.models.catalog.cards import user_cards_dir
 
-    target = Path(output) if output else user_cards_dir() / f"{name}.yaml"
-    if target.exists():
+    target = output or user_cards_dir() / f"{name}.yaml"
+    if str(target) != STDOUT and (Path(target).exists() or Path(target).is_symlink()):
         raise BenchError(f"'{target}' already exists; remove it or pass --output elsewhere")
-    text = scaffold(name, source, device)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return target
+    return write_output(target, scaffold(name, source, device))

@@ -39,7 +39,7 @@ from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
 from sentibench.embed.cache import CachedEncoder
 from sentibench.models.catalog.card_schema import check_name
-from sentibench.models.catalog.cards import ModelCard, read_card, user_cards_dir
+from sentibench.models.catalog.cards import ModelCard, packaged_cards, read_card, user_cards_dir
 from sentibench.models.catalog.kinds import model_kind
 from sentibench.models.catalog.loaders import (
     card_for,
@@ -224,6 +224,8 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     recipe = _full_recipe(method, base, data, preset, seed, options, smoke_steps)
     name = check_name(name or f"{method}-{base_card.name}-{data}-{preset}-s{seed}"
                       + (f"-{recipe_hash(recipe)[:6]}" if options else ""))
+    if write_card:
+        _check_free(name, recipe)
     wanted = trained_with(recipe, revision)  # bad options fail here, before any data work
     user_folder = out_dir is not None
     if user_folder:
@@ -266,6 +268,18 @@ def train(method: str, base: str, data: str, preset: str, seed: int = 0, options
     atomic_write_text(card_path, yaml.safe_dump(card, sort_keys=False))
     print(f"wrote {card_path}", file=sys.stderr)
     return read_card(card_path)
+
+
+def _check_free(name: str, recipe: dict[str, Any]) -> None:
+    """A one-line error when a packaged card takes `name` (the card written would be shadowed by it, its model
+    out of reach), unless that card is this very recipe (`bench train ... --name` training it ahead of time)."""
+    packaged = packaged_cards().get(name)
+    if packaged is None or (packaged.recipe and recipe_hash(_full_recipe(
+            packaged.recipe["method"], packaged.recipe["base"], packaged.recipe["data"], packaged.recipe["preset"],
+            packaged.recipe.get("seed", 0), packaged.recipe.get("options"), None)) == recipe_hash(recipe)):
+        return
+    raise BenchError(f"a packaged model card is named '{name}', and a trained card of that name could never be "
+                     "reached (the packaged one is found first): choose another --name (nothing was trained)")
 
 
 def _require_base(card: ModelCard) -> None:
