@@ -622,3 +622,29 @@ def test_a_merged_model_is_first_class_compare_reproduce_and_run(home, submissio
     (home / "cards" / "tiny-model.yaml").unlink()  # another machine: only the merged card beside the results
     code, out, err = run_cli(capsys, "reproduce", str(stored))
     assert code == 0 and out.strip().endswith(": agree"), err
+
+
+def test_git_commit_sees_changes_anywhere_in_the_checkout_but_results(tmp_path):
+    """Changes outside the folder the provenance module sits in mark the commit dirty (they once did not:
+    the check looked at its own folder only); changes under results/ never do."""
+    import subprocess
+
+    from sentibench.core.provenance import git_commit
+
+    def git(*argv):
+        subprocess.run(["git", *argv], cwd=tmp_path, check=True, capture_output=True)
+
+    for folder in ("bench/core", "models", "results"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "f.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x", "--allow-empty")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    core = tmp_path / "bench" / "core"
+    clean = git_commit(core)
+    assert clean is not None and not clean.endswith("-dirty")
+    (tmp_path / "results" / "f.py").write_text("x = 2\n")
+    assert git_commit(core) == clean
+    (tmp_path / "models" / "f.py").write_text("x = 2\n")
+    assert git_commit(core) == clean + "-dirty"

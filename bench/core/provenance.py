@@ -50,13 +50,15 @@ def version_note(changes: Iterable[str]) -> str | None:
             "compared within each task's tolerance all the same")
 
 
-def git_commit() -> str | None:
-    """The source tree's commit, with `-dirty` when tracked files differ from it (None outside git)."""
-    here = Path(__file__).resolve().parent
+def git_commit(where: Path | None = None) -> str | None:
+    """The commit of the checkout holding `where` (default: this source tree), with `-dirty` when any tracked
+    file outside `results/` differs from it (None outside git)."""
+    here = Path(where) if where is not None else Path(__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
         # results/ holds outputs, not code: a run writing into it must not mark its own later results dirty
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+        # `:(top)` pathspecs: the whole checkout, not just the folder this module sits in
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)",
                                 ":(top,exclude)results"], cwd=here, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
         return None

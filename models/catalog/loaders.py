@@ -140,7 +140,7 @@ def converted_e5q4_folder(card: ModelCard) -> Path:
     registry file's sha256 (`catalog.e5q4_convert`)."""
     target = cache_dir("models") / f"{card.name}-{card.registry[0]['sha256'][:16]}"
     if not (target / "config.json").exists():
-        (model_file,) = _registry_files(card)
+        (model_file,) = registry_files(card)
         from sentibench.models.catalog import e5q4_convert
 
         with atomic_folder(target, replace=True) as tmp:
