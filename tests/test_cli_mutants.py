@@ -144,6 +144,7 @@ def test_compare_passes_its_models_tasks_and_format(tmp_path, capsys, compared):
 class Outcome:
     agrees: bool
     name: str
+    version_changes: tuple[str, ...] = ()
 
     def line(self) -> str:
         return f"{self.name}: {'agree' if self.agrees else 'DISAGREE'}"
@@ -226,6 +227,7 @@ class Card:
 @dataclass
 class Rerun:
     task: str
+    version_changes: tuple[str, ...] = ()
 
     def line(self) -> str:
         return f"{self.task}: agree"
@@ -274,3 +276,13 @@ def test_verify_passes_its_defaults_or_the_users_choices(tmp_path, capsys, monke
     monkeypatch.setattr("sentibench.submission.verify.verify", verify)
     assert run_cli(capsys, "verify", str(tmp_path / "sub"), "--results", str(tmp_path / "r"), *flags)[0] == 0
     assert calls == [(tmp_path / "sub", tmp_path / "r", *expected)]
+
+
+def test_verify_names_moved_versions_once_after_the_reruns(capsys, monkeypatch):
+    verdict = FakeVerdict("verified", reruns=[Rerun("t1", ("numpy 1 -> 2",)), Rerun("t2", ("numpy 1 -> 2",))])
+    monkeypatch.setattr("sentibench.submission.verify.verify", lambda *a, **k: verdict)
+    code, out, _ = run_cli(capsys, "verify", "sub")
+    lines = out.splitlines()
+    assert code == 0 and lines[:3] == ["t1: agree", "t2: agree", (
+        "note: installed versions differ from the result's (numpy 1 -> 2); the scores are compared within each "
+        "task's tolerance all the same")]
