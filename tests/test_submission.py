@@ -398,7 +398,8 @@ def test_a_failure_after_staging_takes_the_merged_folder_back_out(submission, tm
         raise PermissionError(13, "Permission denied", str(tmp_path / "leaderboard.md"))
     monkeypatch.setattr(verify_module, "render" if breaks == "render" else "os", _Broken(fail, breaks))
     results = tmp_path / "results"
-    shutil.copytree(Path(__file__).parent / "fixtures", results / "existing")
+    # files that are not results (a .json there would be read, and refused, as one)
+    shutil.copytree(Path(__file__).parent / "fixtures", results / "existing", ignore=shutil.ignore_patterns("*.json"))
     before = snapshot(results)
     code, _, err = run_cli(capsys, "verify", str(submission), "--results", str(results),
                            "--leaderboard", str(tmp_path / "leaderboard.md"))

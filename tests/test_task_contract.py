@@ -17,7 +17,7 @@ META = dict(name="toy-task", type="Classification", dataset="fixture-reviews", e
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"type": "Clustering"}, "type 'Clustering' is not one of"), ({"name": "Toy Task"}, "name must be"),
+    ({"type": "Summarization"}, "type 'Summarization' is not one of"), ({"name": "Toy Task"}, "name must be"),
     ({"eval_splits": ()}, "eval_splits"), ({"main_score": ""}, "main_score must name"),
     ({"version": 0}, "version must be"), ({"description": ""}, "description and reference"),
 ])
