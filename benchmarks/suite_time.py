@@ -38,10 +38,12 @@ def measure() -> Path:
     """Run the README's test command here and record its wall time, exit code, commit and machine."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                             check=True).stdout.strip()
+    load_before = os.getloadavg()
     started = time.perf_counter()
     done = subprocess.run([sys.executable, *COMMAND[1:]], cwd=ROOT)
     record = {"command": " ".join(COMMAND), "wall_seconds": round(time.perf_counter() - started, 1),
               "exit_code": done.returncode, "commit": commit, "machine": machine(),
+              "load_average_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
               "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
               "source": "python benchmarks/suite_time.py --measure"}
     path = MEASURED / f"suite-time-{commit}.json"
