@@ -23,7 +23,8 @@ COMMITTED_RESULTS = Path(__file__).resolve().parents[1] / "results"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 MTEB_NAMES = {"sts-stsb": "STSBenchmark"}  # the twins among the committed results
 TYPE_BY_PREFIX = {"sgts": "STS", "sts": "STS", "probe": "Classification", "senteval": "Classification",
-                  "fewshot": "Classification", "retrieval": "Retrieval"}
+                  "fewshot": "Classification", "retrieval": "Retrieval", "docsim": "STS", "clustering": "Clustering",
+                  "duplicates": "Retrieval"}
 
 
 def _mteb_model_name(stored: TaskResult) -> str:
@@ -138,7 +139,7 @@ def test_mteb_aggregates_our_tasks_as_the_means_of_the_recorded_scores(exported)
 
     register_with_mteb()
     loaded = mteb.ResultCache(exported).load_results()
-    assert sorted(loaded.task_types) == ["Classification", "Retrieval", "STS"]
+    assert sorted(loaded.task_types) == ["Classification", "Clustering", "Retrieval", "STS"]
     aggregated = loaded.get_aggregated_scores()
     expected = _expected_aggregates(_exportable(COMMITTED_RESULTS))
     assert set(aggregated) == {model for model, _ in expected}
