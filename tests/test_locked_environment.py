@@ -4,6 +4,7 @@ a version its range admits, so the ranges and the lock cannot drift apart unseen
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -83,3 +84,21 @@ def test_readme_command_names_a_readme_it_cannot_read(text, problem):
 def test_lock_diff_reports_moved_new_and_gone_packages():
     assert moved({"a": "1", "b": "2", "c": "3"}, {"a": "1", "b": "2.1", "d": "4"}) == [
         "b: 2 -> 2.1", "c: 3 -> (no longer installed)", "d: (not in the lock) -> 4"]
+
+
+def test_the_installed_plug_ins_are_what_pyproject_declares(tmp_path: Path):
+    """An editable install keeps the entry points of the day it ran: a plug-in added to pyproject.toml since
+    is missing from every process started outside the checkout (the docs' generators, Ray workers), so those
+    silently see fewer tasks than CI's fresh install. Checked in a fresh process whose working folder is not
+    the checkout (the checkout's own *.egg-info must not stand in for the installed metadata)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {group: dict(points) for group, points in project["entry-points"].items()
+                if group.startswith("sentibench.")}
+    probe = ("import json, importlib.metadata as m; print(json.dumps("
+             f"{{g: {{e.name: e.value for e in m.entry_points(group=g)}} for g in {sorted(declared)!r}}}))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    installed = json.loads(done.stdout)
+    stale = {group: sorted(set(points.items()) ^ set(installed[group].items()))
+             for group, points in declared.items() if points != installed[group]}
+    assert stale == {}, "stale installed entry points: reinstall (`pip install -c requirements/lock.txt -e .`)"
