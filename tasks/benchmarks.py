@@ -2,28 +2,45 @@
 `Benchmark`, e.g. `MTEB(eng, v2)`).
 
 A benchmark pins each of its tasks by name, protocol version, dataset and the dataset's content sha256
-(its *manifest*), and says how its scores aggregate: two headline **axes**, each a mean of the listed
-tasks' main scores (Sentiment: does the space separate polarity; Meaning: does it keep semantics), and
+(its *manifest*), and says how its scores aggregate: headline **axes**, each a mean of the listed tasks'
+main scores (Sentiment: does the space separate polarity; Meaning: does it keep semantics), and
 **diagnostics**, tasks shown beside the axes and never ranked (the geometry of `align-*`: a collapsed
-space has tolerance 1, so "higher is better" does not hold there). In-domain results (a model trained or
-selected on the task's dataset) are left out of the axis means unless the reader asks for them.
+space has tolerance 1, so "higher is better" does not hold there).
 
-Released benchmarks are never edited: a cheaper or better protocol is a new benchmark (a new name or
-version), validated against the old one. `manifest_sha256` is what a citation names; a test holds the
-released manifests' hashes, so an edit fails CI. Membership lives here and nowhere else: installing a
-plug-in that adds tasks changes no benchmark. Benchmarks register in `BENCHMARKS`, found through the
-`sentibench.benchmarks` entry points: a plug-in may add one; a name that is taken is refused.
+Two things a release fixes about its axes (docs/benchmarks.md, "Scales"):
+- **scale**: raw main scores (v1), or **chance-normalised** ones, `(score - chance) / (1 - chance)`, with each
+  task's chance level pinned in the manifest (`Task.chance_level()`, computed once from the task's data), so
+  chance is 0 and perfect is 1 on every task and the anchors do not move when models join the board;
+- **in-domain results** (a model trained or selected on the task's dataset): *left out* of a model's axis
+  means (v1: each model is averaged over its own zero-shot tasks), or *counted* and flagged (every model is
+  averaged over the same tasks, as MTEB does, with its zero-shot share shown beside it).
+
+Released benchmarks are committed manifest files (`tasks/manifests/NAME.json`, read by `load_manifest`) and
+never edited: a cheaper or better protocol is a new benchmark (a new name or version), validated against the
+old one. `manifest_sha256` is what a citation names; a test holds the released manifests' hashes, so an edit
+fails CI. Membership lives in the manifests and nowhere else: installing a plug-in that adds tasks changes no
+benchmark. Benchmarks register in `BENCHMARKS`, found through the `sentibench.benchmarks` entry points: a
+plug-in may add one (`register_benchmark`, or `load_manifest` on its own file); a name that is taken is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sentibench.core.errors import BenchError
 from sentibench.core.registry import Registry, load_plugins
 from sentibench.tasks.base import TASK_NAME, Task
+
+IN_DOMAIN = {"left out": "left out of axis means by default", "counted": "counted in axis means and flagged"}
+"""How a benchmark's axes treat in-domain results, as its manifest (and so its sha256) words it."""
 
 
 @dataclass(frozen=True)
@@ -55,9 +72,12 @@ class Benchmark:
     diagnostics: tuple[str, ...]     # tasks shown beside the axes, not ranked
     citation: str
     derived_from: str | None = None  # the benchmark this one was chosen from and validated against
+    in_domain: str = "left out"      # a key of IN_DOMAIN
+    chance: tuple[tuple[str, float], ...] = ()  # (axis task, chance level): empty = the raw scale
 
     def __post_init__(self) -> None:
         names = [task.name for task in self.tasks]
+        axis_tasks = {task for axis in self.axes for task in axis.tasks}
         problems = []
         if not TASK_NAME.fullmatch(self.name):
             problems.append("name must be lower-case letters, digits, '-' and '.'")
@@ -70,6 +90,12 @@ class Benchmark:
             problems.append("diagnostics must be tasks of the benchmark")
         if not self.axes:
             problems.append("a benchmark needs at least one axis")
+        if self.in_domain not in IN_DOMAIN:
+            problems.append(f"in_domain must be one of {', '.join(map(repr, IN_DOMAIN))}")
+        if self.chance and {task for task, _ in self.chance} != axis_tasks:
+            problems.append("a chance-normalised benchmark pins a chance level for every axis task, and only those")
+        if any(not (math.isfinite(level) and 0 <= level < 1) for _, level in self.chance):
+            problems.append("a chance level is a main score in [0, 1)")
         if problems:
             raise BenchError(f"benchmark '{self.name}': {'; '.join(problems)}")
 
@@ -77,12 +103,20 @@ class Benchmark:
     def task_names(self) -> list[str]:
         return [task.name for task in self.tasks]
 
+    @property
+    def chance_levels(self) -> dict[str, float]:
+        """{axis task: chance level} on a chance-normalised benchmark; empty on a raw one."""
+        return dict(self.chance)
+
     def manifest(self) -> dict:
         """Everything that defines the benchmark, as JSON-ready data (what `manifest_sha256` hashes)."""
-        return {"name": self.name, "released": self.released, "derived_from": self.derived_from,
-                "tasks": [[t.name, t.version, t.dataset, t.dataset_sha256] for t in self.tasks],
-                "axes": {axis.name: list(axis.tasks) for axis in self.axes},
-                "diagnostics": list(self.diagnostics), "in_domain": "left out of axis means by default"}
+        out = {"name": self.name, "released": self.released, "derived_from": self.derived_from,
+               "tasks": [[t.name, t.version, t.dataset, t.dataset_sha256] for t in self.tasks],
+               "axes": {axis.name: list(axis.tasks) for axis in self.axes},
+               "diagnostics": list(self.diagnostics), "in_domain": IN_DOMAIN[self.in_domain]}
+        if self.chance:
+            out["scale"] = {"name": "chance-normalised", "chance": self.chance_levels}
+        return out
 
     @property
     def manifest_sha256(self) -> str:
@@ -91,6 +125,78 @@ class Benchmark:
 
     def pinned(self, name: str) -> BenchmarkTask | None:
         return next((task for task in self.tasks if task.name == name), None)
+
+
+class _AxisFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str
+    description: str
+    tasks: list[str]
+
+
+class ManifestFile(BaseModel):
+    """A released benchmark as its committed file holds it (`tasks/manifests/NAME.json`). Format 1 is raw
+    scores with in-domain results left out; format 2 adds the chance-normalised scale."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    format: Literal[1, 2]
+    name: str
+    released: str
+    derived_from: str | None
+    description: str
+    citation: str
+    tasks: list[tuple[str, int, str, str]]
+    axes: list[_AxisFile]
+    diagnostics: list[str]
+    in_domain: Literal["left out", "counted"]
+    chance: dict[str, float] = {}
+
+    def benchmark(self) -> Benchmark:
+        if (self.format == 2) != bool(self.chance):
+            raise BenchError(f"benchmark '{self.name}': format 2 and only format 2 pins chance levels")
+        return Benchmark(
+            name=self.name, description=self.description, released=self.released,
+            tasks=tuple(BenchmarkTask(*task) for task in self.tasks),
+            axes=tuple(Axis(a.name, a.description, tuple(a.tasks)) for a in self.axes),
+            diagnostics=tuple(self.diagnostics), citation=self.citation, derived_from=self.derived_from,
+            in_domain=self.in_domain, chance=tuple(sorted(self.chance.items())))
+
+
+def load_manifest(path: Path) -> Benchmark:
+    """The benchmark a manifest file describes; a `BenchError` naming the file when it is not one."""
+    from sentibench.core.io import read_json
+
+    try:
+        return ManifestFile.model_validate(read_json(Path(path), "benchmark manifest")).benchmark()
+    except (ValueError, ValidationError) as error:
+        first = error.errors()[0] if isinstance(error, ValidationError) else {"msg": str(error), "loc": ()}
+        where = ".".join(map(str, first["loc"]))
+        raise BenchError(f"{path}: not a benchmark manifest ({where + ': ' if where else ''}{first['msg']})") from None
+
+
+def manifest_text(benchmark: Benchmark, description: str | None = None) -> str:
+    """`benchmark` as its committed manifest file: one task per line, so a release reads (and diffs) by task."""
+    head = {"format": 2 if benchmark.chance else 1, "name": benchmark.name, "released": benchmark.released,
+            "derived_from": benchmark.derived_from, "description": description or benchmark.description,
+            "citation": benchmark.citation}
+    lines = ["{"] + [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
+    lines.append(' "tasks": [')
+    lines += [f"  {json.dumps([t.name, t.version, t.dataset, t.dataset_sha256])}," for t in benchmark.tasks]
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append(" ],")
+    lines.append(' "axes": [')
+    axes = [{"name": a.name, "description": a.description, "tasks": list(a.tasks)} for a in benchmark.axes]
+    lines += [f"  {json.dumps(axis, ensure_ascii=False)}," for axis in axes]
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append(" ],")
+    lines.append(f' "diagnostics": {json.dumps(list(benchmark.diagnostics))},')
+    lines.append(f' "in_domain": {json.dumps(benchmark.in_domain)}' + ("," if benchmark.chance else ""))
+    if benchmark.chance:
+        lines.append(' "chance": {')
+        lines += [f"  {json.dumps(task)}: {level!r}," for task, level in benchmark.chance]
+        lines[-1] = lines[-1].rstrip(",")
+        lines.append(" }")
+    return "\n".join(lines + ["}"]) + "\n"
 
 
 BENCHMARKS: Registry[Benchmark] = Registry("benchmark", lambda: load_plugins("sentibench.benchmarks"))
@@ -102,10 +208,9 @@ CURRENT = "sentibench-v1"
 
 def register_benchmark(benchmark: Benchmark) -> Benchmark:
     """Add a benchmark; a name already taken is refused (a released benchmark is never replaced)."""
-    if benchmark.name in BENCHMARKS._entries and BENCHMARKS._entries[benchmark.name] != benchmark:
-        raise BenchError(f"benchmark '{benchmark.name}' already exists and is never changed; release yours "
-                         "under a new name or version")
-    return BENCHMARKS.register(benchmark.name, benchmark, replace=True)
+    return BENCHMARKS.register_once(benchmark.name, benchmark,
+                                    f"benchmark '{benchmark.name}' already exists and is never changed; release "
+                                    "yours under a new name or version")
 
 
 def get_benchmark(name: str | None = None) -> Benchmark:
@@ -148,89 +253,13 @@ def expand_required(names: list[str], benchmark: str | None = None) -> list[str]
     return out
 
 
-# ---- sentibench's own benchmarks -------------------------------------------------------------------------
+# ---- sentibench's own benchmarks: the committed manifests -----------------------------------------------
 
-_DATASETS = {  # content sha256 of each dataset as prepared by recipe 1 from its pinned registry package
-    "imdb": "9e2481ce49a380dcfa962cfb5a3fa0f8605597f56a6b80a4c3964fe6ed128fd2",
-    "isarcasm": "b5fc35bcc654bed0ad0c75cb19d46f09f29f692d322c847b66185fd7f9f03117",
-    "mr": "41e1eb5c76ff623e091a19d2dd302f89a7c3c9fa2fa7e9d5350bc85708feb115",
-    "stsb": "1929b783b53d8588913442173192a96c5376dded3f6b6c7a85ab872bd8502a66",
-    "trec": "a07a13fc90b779bf6264fdb2ce7f06161ccc1b379380d04207fbb9db4e337f4d",
-    "tweets-3class": "8057e9beed5bdd5db83751d54a2a755a8dceae0c1aeb5afe38d639d74e593e37",
-    "vader-amazon": "776d29303d0ccc016dd3114ea159c0d025225e0160af3e9674d5f0c051209443",
-    "vader-nyt": "dd6752c0ea1f6cae8b450a51273fcded5bc21e9d86ab3872b20857aa88c57ab8",
-    "vader-tweets": "3fecb6a8c316d552a1c54dbc834cce7f9f7b01b655ac264a592488447ea9511a",
-}
-
-_V1_TASKS = {  # task -> (protocol version, dataset): the required suite as of commit c836c09
-    "align-imdb": (1, "imdb"), "align-mr": (1, "mr"), "align-tweets-3class": (1, "tweets-3class"),
-    "align-vader-amazon": (1, "vader-amazon"), "align-vader-nyt": (1, "vader-nyt"),
-    "align-vader-tweets": (1, "vader-tweets"),
-    "fewshot-frozen-infodcl-n20-vader-tweets": (3, "vader-tweets"),
-    "fewshot-frozen-senticse-k1-imdb": (3, "imdb"), "fewshot-frozen-senticse-k1-mr": (3, "mr"),
-    "fewshot-frozen-senticse-k1-vader-amazon": (3, "vader-amazon"),
-    "fewshot-frozen-senticse-k1-vader-tweets": (3, "vader-tweets"),
-    "fewshot-frozen-senticse-k5-imdb": (3, "imdb"), "fewshot-frozen-senticse-k5-mr": (3, "mr"),
-    "fewshot-frozen-senticse-k5-vader-amazon": (3, "vader-amazon"),
-    "fewshot-frozen-senticse-k5-vader-tweets": (3, "vader-tweets"),
-    "probe-imdb": (3, "imdb"), "probe-mr": (3, "mr"), "probe-tweets-3class": (3, "tweets-3class"),
-    "probe-vader-amazon": (3, "vader-amazon"), "probe-vader-nyt": (3, "vader-nyt"),
-    "probe-vader-tweets": (3, "vader-tweets"),
-    "retrieval-isarcasm": (1, "isarcasm"), "retrieval-mr": (1, "mr"), "retrieval-vader-amazon": (1, "vader-amazon"),
-    "retrieval-vader-nyt": (1, "vader-nyt"), "retrieval-vader-tweets": (1, "vader-tweets"),
-    "senteval-mr": (3, "mr"), "senteval-trec": (3, "trec"), "senteval-vader-amazon": (3, "vader-amazon"),
-    "sgts-imdb": (2, "imdb"), "sgts-mr": (2, "mr"), "sgts-vader-amazon": (2, "vader-amazon"),
-    "sgts-vader-nyt": (2, "vader-nyt"), "sgts-vader-tweets": (2, "vader-tweets"),
-    "sts-stsb": (1, "stsb"),
-}
-
-MEANING_DOC = ("how well the space keeps semantics: STS-B (Spearman rho between cosine and graded human "
-               "similarity) and TREC question types (accuracy of a classifier on the frozen vectors; topic, not "
-               "sentiment)")
-SENTIMENT_DOC = ("how well the space separates polarity: SgTS (Spearman rho), frozen k-shot classifiers "
-                 "(accuracy; macro-F1 for the InfoDCL n=20 task), linear probes and SentEval MR / Amazon "
-                 "(accuracy), polarity retrieval (the retrieval paper's Polarity Score P@16)")
+def _register_released() -> None:
+    for entry in sorted(resources.files("sentibench.tasks").joinpath("manifests").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            with resources.as_file(entry) as path:
+                register_benchmark(load_manifest(path))
 
 
-def _pinned(names: list[str]) -> tuple[BenchmarkTask, ...]:
-    return tuple(BenchmarkTask(name, _V1_TASKS[name][0], _V1_TASKS[name][1], _DATASETS[_V1_TASKS[name][1]])
-                 for name in names)
-
-
-def _axes(names: list[str]) -> tuple[Axis, ...]:
-    meaning = [n for n in names if n in ("sts-stsb", "senteval-trec")]
-    sentiment = [n for n in names if n not in meaning and not n.startswith("align-")]
-    return (Axis("Sentiment", SENTIMENT_DOC, tuple(sentiment)), Axis("Meaning", MEANING_DOC, tuple(meaning)))
-
-
-def _release(name: str, description: str, names: list[str], derived_from: str | None = None) -> Benchmark:
-    names = sorted(names)
-    return Benchmark(
-        name=name, description=description, released="2026-11-27", tasks=_pinned(names), axes=_axes(names),
-        diagnostics=tuple(n for n in names if n.startswith("align-")), derived_from=derived_from,
-        citation=f"sentibench contributors (2026). {name}: a benchmark of sentiment-aware sentence embeddings. "
-                 "https://github.com/sentibench/sentibench (docs/benchmarks.md)")
-
-
-SENTIBENCH_V1 = _release(
-    "sentibench-v1",
-    "The full frozen-encoder suite: SgTS, polarity retrieval, linear probes, SentEval, frozen k-shot, STS-B, "
-    "and the geometry diagnostics, on every sentiment dataset that ships in a pinned registry package (35 tasks).",
-    list(_V1_TASKS))
-
-LITE_V1_TASKS = [
-    "fewshot-frozen-infodcl-n20-vader-tweets", "fewshot-frozen-senticse-k1-vader-amazon",
-    "fewshot-frozen-senticse-k1-vader-tweets", "fewshot-frozen-senticse-k5-vader-amazon",
-    "fewshot-frozen-senticse-k5-vader-tweets", "retrieval-isarcasm", "retrieval-vader-amazon",
-    "retrieval-vader-tweets", "senteval-trec", "sgts-vader-amazon", "sgts-vader-nyt", "sgts-vader-tweets", "sts-stsb",
-]
-"""Chosen by benchmarks/choose_lite.py from the committed v1 results (docs/benchmarks.md)."""
-
-SENTIBENCH_LITE_V1 = _release(
-    "sentibench-lite-v1",
-    "A subset of sentibench-v1's tasks, unchanged (same versions, same results), chosen from v1's committed "
-    "results for a cold cost of at most 1/8 of v1's while keeping both axes' model order (docs/benchmarks.md).",
-    LITE_V1_TASKS, derived_from="sentibench-v1")
-
-register_benchmark(SENTIBENCH_V1)
-register_benchmark(SENTIBENCH_LITE_V1)
+_register_released()

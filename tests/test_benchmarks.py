@@ -179,3 +179,42 @@ def test_the_readme_bibtex_names_the_current_benchmark_and_version():
     bibtex = (ROOT / "README.md").read_text().split("```bibtex", 1)[1].split("```", 1)[0]
     assert f"version = {{{__version__}}}" in bibtex
     assert f"Benchmark {CURRENT}, manifest sha256 {RELEASED[CURRENT]}" in bibtex
+
+
+@pytest.mark.parametrize("name", sorted(RELEASED))
+def test_a_released_benchmark_is_its_committed_manifest_file(name):
+    """The registry reads the files (no task list in Python), and each file is in its canonical layout, so a
+    release diffs task by task."""
+    from sentibench.tasks.benchmarks import load_manifest, manifest_text
+
+    path = ROOT / "tasks" / "manifests" / f"{name}.json"
+    assert load_manifest(path) == get_benchmark(name)
+    assert manifest_text(get_benchmark(name)) == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text, says", [
+    ("{", "not a benchmark manifest"),
+    ('{"format": 1}', "name"),
+    ("[]", "not a benchmark manifest"),
+])
+def test_a_malformed_manifest_file_is_one_clear_error(tmp_path, text, says):
+    from sentibench.tasks.benchmarks import load_manifest
+
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BenchError, match=says):
+        load_manifest(path)
+
+
+def test_a_manifest_file_with_an_unknown_field_or_a_stray_chance_level_is_refused(tmp_path):
+    import json
+
+    from sentibench.tasks.benchmarks import load_manifest
+
+    good = json.loads((ROOT / "tasks" / "manifests" / "sentibench-lite-v1.json").read_text(encoding="utf-8"))
+    for change, says in [({"colour": "red"}, "colour"), ({"chance": {"sgts-vader-nyt": 0.0}}, "format 2"),
+                         ({"in_domain": "sometimes"}, "in_domain")]:
+        path = tmp_path / "m.json"
+        path.write_text(json.dumps({**good, **change}), encoding="utf-8")
+        with pytest.raises(BenchError, match=says):
+            load_manifest(path)

@@ -51,6 +51,14 @@ class Registry(Generic[T]):
         self._entries[name] = entry
         return entry
 
+    def register_once(self, name: str, entry: T, refusal: str) -> T:
+        """Add `entry` under `name`; an equal entry may register again (a module imported twice), a different
+        one is refused with `refusal` (for entries that are never replaced, such as released benchmarks)."""
+        if name in self._entries and self._entries[name] != entry:
+            raise BenchError(refusal)
+        self._entries[name] = entry
+        return entry
+
     def _ready(self) -> None:
         if not self._discovered and self.discover is not None:
             self._discovered = True  # first: a discovery that registers must not recurse into itself

@@ -65,13 +65,20 @@ def model_kind(loader: str) -> ModelKind:
 
 def fit_on_train_split(encoder: Any, dataset: str) -> bool:
     """A model that learns from data (bag-of-words: its encoder has `fit`) fits on `dataset`'s train split
-    only, before it encodes that dataset's texts; True when it did. The one place both `bench run` and the
-    mteb wrapper do it."""
+    only, before it encodes that dataset's texts; True when it did. A dataset with no train split (a
+    document-similarity corpus such as clough-stevenson, whose one split is what is scored) is fitted on that
+    split's texts, without its labels or scores: TF-IDF fitted on the corpus it compares, as document-similarity
+    work uses it. The one place both `bench run` and the mteb wrapper do it."""
     if not getattr(encoder, "learns_from_data", False):
         return False
-    from sentibench.data.texts import train_texts
+    from sentibench.data import get_dataset
+    from sentibench.data.texts import split_texts, train_texts
 
-    encoder.fit(train_texts(dataset))
+    prepared = get_dataset(dataset)
+    if "train" in prepared.split_names or len(prepared.split_names) != 1:
+        encoder.fit(train_texts(dataset))
+    else:
+        encoder.fit(split_texts(prepared.split(prepared.split_names[0])))
     return True
 
 
