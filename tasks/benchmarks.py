@@ -205,6 +205,9 @@ BENCHMARKS: Registry[Benchmark] = Registry("benchmark", lambda: load_plugins("se
 CURRENT = "sentibench-v1"
 """The benchmark the board, `bench run -t required` and `bench submit` use when none is named."""
 
+BOARD = (CURRENT,)
+"""The benchmarks `bench leaderboard` shows when none is named, each its own overview section, the current first."""
+
 
 def register_benchmark(benchmark: Benchmark) -> Benchmark:
     """Add a benchmark; a name already taken is refused (a released benchmark is never replaced)."""

@@ -131,6 +131,57 @@ def test_including_in_domain_results_moves_the_trained_model_up_and_onto_the_fro
     assert [rows[m][6] for m in ("tuned", "minilm", "random")] == ["P", "P", ""]
 
 
+def _scaled(small: Benchmark) -> Benchmark:
+    """small-v1 re-released on the chance-normalised scale with in-domain results counted (a format-2 release)."""
+    import dataclasses
+
+    chance = {"sgts-imdb": 0.0, "sgts-mr": 0.0, "probe-mr": 0.5, "retrieval-mr": 0.5, "sts-stsb": 0.0}
+    return dataclasses.replace(small, name="small-v2", in_domain="counted", chance=tuple(sorted(chance.items())))
+
+
+def test_a_chance_normalised_release_scores_every_model_on_the_same_tasks_with_chance_at_zero(results, small_suite):
+    from sentibench.tasks import benchmarks
+
+    benchmarks.register_benchmark(_scaled(small_suite))
+    text = render(results, "small-v2")
+    ranked = _table(text, "### Ranked: every task of small-v2 (3 models)")
+    assert ranked[0] == ["Sentiment rank (95%)", "model", "kind", "Sentiment ↑", "Meaning ↑", "Meaning rank (95%)",
+                         "zero-shot", "Pareto"]
+    rows = {row[1]: row for row in ranked[1:]}
+    # (score - chance) / (1 - chance), in-domain counted: probe and retrieval (chance 0.5) double their distance
+    # tuned: (33 + 37 + (81 - 50) / 0.5 + (75 - 50) / 0.5) / 4 = (33 + 37 + 62 + 50) / 4 = 45.50
+    # minilm: (5 + 3 + 54 + 22) / 4 = 21.00; random: (0 - 2 - 2 + 0) / 4 = -1.00
+    assert rows["tuned"][3].startswith("45.50 ± ") and not rows["tuned"][3].endswith("]")
+    assert rows["minilm"][3].startswith("21.00 ± ") and rows["random"][3].startswith("-1.00 ± ")
+    # tuned trained on MR: sgts-mr, probe-mr and retrieval-mr of the 5 axis tasks are in-domain
+    assert [rows[m][6] for m in ("tuned", "minilm", "random")] == ["40%", "100%", "100%"]
+    # every Sentiment task orders tuned > minilm > random: rho 1 for every pair, W = 1; Meaning has one task
+    assert "Sentiment mean Spearman rho between tasks 1.00, Kendall's W 1.00" in text
+    assert "Tasks ranking models against the rest of their axis: none." in text
+    assert "Agreement over the 3 ranked models" in text
+
+
+def test_kendalls_w_and_the_mean_rho_agree_with_their_textbook_definitions():
+    """W = 12 S / (k^2 (n^3 - n)) and mean pairwise rho = (k W - 1) / (k - 1) for k raters without ties."""
+    from sentibench.report.overview import axis_agreement
+
+    class Result:
+        def __init__(self, score):
+            self.score = score
+
+        def main_score(self):
+            return self.score
+
+    scores = {"a": [1.0, 2.0, 3.0, 4.0], "b": [2.0, 1.0, 4.0, 3.0], "c": [4.0, 3.0, 2.0, 1.0]}  # 3 tasks, 4 models
+    models = [{t: Result(scores[t][m]) for t in scores} for m in range(4)]
+    found = axis_agreement(models, ["a", "b", "c"])
+    # rank sums per model: 1+2+4=7, 2+1+3=6, 3+4+2=9, 4+3+1=8; mean 7.5; S = 0.25+2.25+2.25+0.25 = 5
+    # W = 12 * 5 / (9 * 60) = 0.1111; pairwise rho: a-b 0.6, a-c -1, b-c -0.6 -> mean -1/3 = (3 W - 1) / 2
+    assert found.kendall_w == pytest.approx(1 / 9) and found.mean_rho == pytest.approx(-1 / 3)
+    # c against the mean of a and b ([1.5, 1.5, 3.5, 3.5]): rho -0.894...
+    assert found.with_rest["c"] == pytest.approx(-0.8944271909999159)
+
+
 def test_nobody_is_ranked_with_fewer_than_two_complete_models(results):
     for model in ("tuned", "random"):
         for path in (results / model).rglob("*.json"):

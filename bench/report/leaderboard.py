@@ -277,6 +277,7 @@ class Board:
     roots: list[Path] = field(default_factory=list)  # the results folders, in the order given
     folders: dict[str, Path] = field(default_factory=dict)  # row label -> the results folder it came from
     stamp: str = ""                                 # what built the board: version, commit, date
+    sections: list[Overview] = field(default_factory=list)  # the default board's other benchmarks, after the lead
 
 
 def _labels_across(roots: list[Path], per_root: list[list[TaskResult]]) -> tuple[dict[Path, str], dict[str, Path]]:
@@ -326,9 +327,10 @@ def _rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
 def build(root: Path | Sequence[Path], benchmark: str | None = None, include_in_domain: bool = False) -> Board:
     """The board of one results folder or several: its groups (headline group first), the results left out
     because an older protocol version made them, and the overview of `benchmark` (default: the current
-    release). A group whose tasks are all the benchmark's diagnostics, or all geometry tasks, is shown without
+    release, followed by the other benchmarks of the default board, `tasks.benchmarks.BOARD`, each its own
+    section). A group whose tasks are all the benchmark's diagnostics, or all geometry tasks, is shown without
     ranks or best marks."""
-    from sentibench.tasks.benchmarks import get_benchmark
+    from sentibench.tasks.benchmarks import BOARD, get_benchmark
 
     chosen = get_benchmark(benchmark)
     store = ResultStore.load(root)
@@ -369,8 +371,10 @@ def build(root: Path | Sequence[Path], benchmark: str | None = None, include_in_
         groups.append(Group(name, tasks, rows, diagnostic))
     p_values.save()
     by_model = dict(sorted(by_model.items()))
+    sections = [] if benchmark is not None else [build_overview(by_model, kinds, get_benchmark(name), include_in_domain)
+                                                 for name in BOARD if name != chosen.name]
     return Board(groups, stale, build_overview(by_model, kinds, chosen, include_in_domain), by_model, kinds, roots,
-                 folders, build_stamp())
+                 folders, build_stamp(), sections)
 
 
 def cell_text(cell: Cell) -> str:
@@ -415,28 +419,71 @@ def family_header(name: str, tasks: list[str], metrics: list[str]) -> str:
     return f"{name} ({len(tasks)}): {' / '.join(METRIC_NAMES.get(m, m) for m in metrics)}"
 
 
+SCALED = """## Overview: {name}
+
+{description} Manifest sha256 `{sha}` (docs/benchmarks.md; cite it as: {citation})
+
+The headline {axes_word}, each the mean over its tasks of the **chance-normalised** main score x 100,
+`(score - chance) / (1 - chance)`: 0 is the task's chance level (pinned in the manifest: what a model that
+ignores the text scores), 100 a perfect score, on every task; higher is better:
+{axes}
+{agreement}
+In-domain results (a model trained or selected on the task's dataset) are **counted**, so every ranked model is
+averaged over the same tasks, as MTEB does; the *zero-shot* column is the share of the axes' tasks the model did
+not train on, and `*` marks the in-domain cells in the tables below. `± h` is half the width of the 95% interval of
+a two-level bootstrap (the axis's tasks drawn with replacement, then each task's evaluation units or few-shot
+seeds); every model shares each replicate's draws, so the *rank (95%)* column is the range of the model's rank over
+the replicates: two models whose rank ranges overlap are not told apart by this benchmark. `P` marks the Pareto
+front: no other ranked model is at least as good on every axis and better on one. Only models with every task of
+the benchmark are ranked, and only when there are at least two of them.
+"""
+
+
+def agreement_text(overview: Overview) -> str:
+    """Each axis's agreement over the ranked models (`AxisAgreement`), and the tasks that rank against theirs."""
+    if not overview.agreement:
+        return "Agreement between an axis's tasks needs at least three ranked models."
+    parts, against = [], []
+    for axis, found in overview.agreement.items():
+        parts.append(f"{axis} mean Spearman rho between tasks {found.mean_rho:.2f}, Kendall's W {found.kendall_w:.2f}")
+        low = min(found.with_rest, key=found.with_rest.get)
+        parts[-1] += f" (least with the rest of the axis: `{low}` {found.with_rest[low]:.2f})"
+        against += [f"`{t}` ({r:.2f})" for t, r in found.with_rest.items() if not r > 0]
+    models = next(iter(overview.agreement.values())).models
+    return (f"Agreement over the {models} ranked models: " + "; ".join(parts) + ". Tasks ranking models against the "
+            "rest of their axis: " + (", ".join(against) if against else "none") + ".")
+
+
+def _zero_shot_text(row) -> str:
+    return "" if row.zero_shot is None else f"{100 * row.zero_shot:.0f}%"
+
+
 def overview_tables(overview: Overview) -> list[str]:
     """The overview as Markdown: the headline table, the family means, the geometry diagnostics, the
     partial-coverage table and the cards not run."""
     bench = overview.benchmark
+    scaled = bool(bench.chance)  # a format-2 release; a format-1 board renders as it was released
     axes = "\n".join(f"- **{a.name}** ({len(a.tasks)} tasks): {a.description}." for a in bench.axes)
     in_domain = ("In-domain results are **included** (`--include-in-domain`)." if overview.include_in_domain else
                  "In-domain results (a model trained or selected on the task's dataset) are **left out** of a model's "
                  "axis means (a zero-shot view; `bench leaderboard --include-in-domain` puts them back); `[n/N]` after "
                  "a score says it averages n of the axis's N tasks (in-domain ones left out, or a partial model's "
                  "missing ones).")
-    parts = [OVERVIEW.format(name=bench.name, description=bench.description, sha=bench.manifest_sha256,
-                             citation=bench.citation, axes=axes, in_domain=in_domain),
-             f"### Ranked: every task of {bench.name} ({len(overview.ranked)} models)\n"]
+    head = (SCALED.format(name=bench.name, description=bench.description, sha=bench.manifest_sha256,
+                          citation=bench.citation, axes=axes, agreement=agreement_text(overview),
+                          axes_word="axes" if len(bench.axes) > 1 else "axis") if scaled else
+            OVERVIEW.format(name=bench.name, description=bench.description, sha=bench.manifest_sha256,
+                            citation=bench.citation, axes=axes, in_domain=in_domain))
+    parts = [head, f"### Ranked: every task of {bench.name} ({len(overview.ranked)} models)\n"]
     names = [a.name for a in bench.axes]
     if overview.ranked:
         table = [[rank_text(row.axes.get(names[0])), row.model, row.kind,
                   *[cell for a in names for cell in (_axis_text(row.axes.get(a)),) + ((rank_text(row.axes.get(a)),)
                                                                                         if a != names[0] else ())],
-                  "P" if row.pareto else ""] for row in overview.ranked]
+                  *([_zero_shot_text(row)] if scaled else []), "P" if row.pareto else ""] for row in overview.ranked]
         headers = [f"{names[0]} rank (95%)", "model", "kind",
                    *[h for a in names for h in (f"{a} ↑",) + ((f"{a} rank (95%)",) if a != names[0] else ())],
-                   "Pareto"]
+                   *(["zero-shot"] if scaled else []), "Pareto"]
         parts.append(tabulate(table, headers=headers, tablefmt="github", disable_numparse=True))
         chance = next((row for row in overview.ranked if row.kind == "baseline" and row.model == "random"), None)
         if chance is not None:
@@ -523,6 +570,9 @@ def render_board(board: Board) -> str:
                      f"them): {', '.join(names)}.\n")
     parts.extend(overview_tables(board.overview))
     parts.append(submissions_text(board.roots, board.overview.benchmark.name))
+    for section in board.sections:
+        parts.append("")
+        parts.extend(overview_tables(section))
     parts.append("")
     for group in board.groups:
         table = [[row.model, f"{row.rank:.2f}" if row.rank is not None else "",

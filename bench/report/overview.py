@@ -85,6 +85,19 @@ class AxisScore:
     replicates: tuple[float, ...] = field(default=(), repr=False, compare=False)  # the bootstrap's axis means
 
 
+@dataclass(frozen=True)
+class AxisAgreement:
+    """How far an axis's tasks rank the ranked models alike: the mean Spearman rho over pairs of tasks,
+    Kendall's W (coefficient of concordance, Kendall & Babington Smith 1939; ties averaged, no correction)
+    and each task's Spearman rho with the mean (chance-normalised where the benchmark is) of the axis's other
+    tasks. A task with a negative rho ranks models against the rest of its axis."""
+
+    models: int
+    mean_rho: float
+    kendall_w: float
+    with_rest: dict[str, float]
+
+
 @dataclass
 class OverviewRow:
     model: str
@@ -94,6 +107,7 @@ class OverviewRow:
     axes: dict[str, AxisScore] = field(default_factory=dict)    # axis -> score
     geometry: dict[str, float] = field(default_factory=dict)    # diagnostic metric -> mean over diagnostic tasks
     pareto: bool = False
+    zero_shot: float | None = None                 # share of the axes' tasks the model did not train on
 
     @property
     def rank(self) -> int | None:
@@ -113,6 +127,7 @@ class Overview:
     partial: list[OverviewRow]                     # the rest, most coverage first
     not_run: list[tuple[str, str]]                 # (hub-only card without results, why it cannot run here)
     seeds: list[SeedFamily] = field(default_factory=list)  # one recipe trained with several seeds
+    agreement: dict[str, AxisAgreement] = field(default_factory=dict)  # axis -> its tasks' agreement (ranked models)
 
 
 GEOMETRY = ("alignment", "uniformity", "tolerance")
@@ -263,10 +278,18 @@ def cached_task_replicates(results: list[TaskResult], resamples: int, seed: int)
     return fresh
 
 
+def chance_normalised(values: np.ndarray, chance: np.ndarray) -> np.ndarray:
+    """`(score - chance) / (1 - chance)` along the first axis (one chance level per task): 0 is chance, 1 is
+    a perfect score, on every task (docs/benchmarks.md, "Scales")."""
+    shape = (-1,) + (1,) * (values.ndim - 1)
+    return (values - chance.reshape(shape)) / (1 - chance.reshape(shape))
+
+
 def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_in_domain: bool,
-                rank: bool) -> list[AxisScore | None]:
+                rank: bool, chance: dict[str, float] | None = None) -> list[AxisScore | None]:
     """Each model's score on the axis of `tasks` (module docstring: two-level bootstrap, shared draws, rank
-    intervals when `rank`); None for a model with no task left to average."""
+    intervals when `rank`), on the chance-normalised scale when `chance` gives each task's chance level; None
+    for a model with no task left to average."""
     from sentibench.evaluation.bootstrap import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 
     if not models:
@@ -276,6 +299,9 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
                      for t in tasks], dtype=np.float64)
     replicates = np.stack([cached_task_replicates([m[t] for m in models], RESAMPLES, BOOTSTRAP_SEED + i)
                            for i, t in enumerate(tasks)])                                    # [T, B, M]
+    if chance:
+        levels = np.array([chance[t] for t in tasks], dtype=np.float64)
+        scores, replicates = chance_normalised(scores, levels), chance_normalised(replicates, levels)
     draws = np.random.default_rng(BOOTSTRAP_SEED).multinomial(len(tasks), np.full(len(tasks), 1 / len(tasks)),
                                                               size=RESAMPLES).astype(np.float64)  # [B, T]
     weight = draws[:, :, None] * keep[None, :, :]                                            # [B, T, M]
@@ -306,6 +332,25 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
         out.append(AxisScore(float(point[j]), float(low), float(high), int(keep[:, j].sum()), left_out,
                              len(tasks), point_rank, rank_low, rank_high, tuple(values[:, j].tolist())))
     return out
+
+
+def axis_agreement(models: list[dict[str, TaskResult]], tasks: list[str],
+                   chance: dict[str, float] | None = None) -> AxisAgreement | None:
+    """The agreement of `tasks` over `models` (every model has every task), in-domain results included; None
+    with fewer than three models or two tasks."""
+    from scipy.stats import rankdata, spearmanr
+
+    if len(models) < 3 or len(tasks) < 2:
+        return None
+    scores = np.array([[m[t].main_score() for m in models] for t in tasks], dtype=np.float64)   # [T, M]
+    if chance:
+        scores = chance_normalised(scores, np.array([chance[t] for t in tasks], dtype=np.float64))
+    pairs = [spearmanr(scores[i], scores[j])[0] for i in range(len(tasks)) for j in range(i + 1, len(tasks))]
+    ranks = np.vstack([rankdata(row) for row in scores])
+    n, k = ranks.shape[1], ranks.shape[0]
+    spread = ((ranks.sum(axis=0) - k * (n + 1) / 2) ** 2).sum()
+    rest = {t: float(spearmanr(scores[i], np.delete(scores, i, axis=0).mean(axis=0))[0]) for i, t in enumerate(tasks)}
+    return AxisAgreement(len(models), float(np.nanmean(pairs)), float(12 * spread / (k ** 2 * (n ** 3 - n))), rest)
 
 
 def _mark_pareto(rows: list[OverviewRow], axes: list[str]) -> None:
@@ -370,17 +415,28 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     full = [row for row in rows if row.covered == len(required)
             and all(counted[row.model][t].main_score() is not None for t in required)]
     ranked = full if len(full) >= 2 else []
+    include_in_domain = include_in_domain or benchmark.in_domain == "counted"
+    chance = benchmark.chance_levels or None
+    agreement = {}
     for axis in benchmark.axes:
-        scores = axis_scores([counted[row.model] for row in ranked], list(axis.tasks), include_in_domain, True)
+        found = axis_agreement([counted[row.model] for row in ranked], list(axis.tasks), chance)
+        if found is not None:
+            agreement[axis.name] = found
+        scores = axis_scores([counted[row.model] for row in ranked], list(axis.tasks), include_in_domain, True, chance)
         for row, score in zip(ranked, scores):
             if score is not None:
                 row.axes[axis.name] = score
         for row in rows:  # unranked: the mean over the axis's tasks the model has, marked [n/N]
             have = [t for t in axis.tasks if t in counted[row.model] and counted[row.model][t].main_score() is not None]
             if row not in ranked and have:
-                score = axis_scores([counted[row.model]], have, include_in_domain, False)[0]
+                score = axis_scores([counted[row.model]], have, include_in_domain, False, chance)[0]
                 if score is not None:
                     row.axes[axis.name] = dataclasses.replace(score, of=len(axis.tasks))
+    axis_tasks = {t for axis in benchmark.axes for t in axis.tasks}
+    for row in rows:
+        had = [counted[row.model][t] for t in axis_tasks if t in counted[row.model]]
+        if had:
+            row.zero_shot = sum(not r.provenance.trained_on_eval_dataset for r in had) / len(had)
     _mark_pareto([row for row in ranked if len(row.axes) == len(benchmark.axes)], [a.name for a in benchmark.axes])
     partial = [row for row in rows if row not in ranked]
     first = benchmark.axes[0].name
@@ -393,7 +449,7 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     seeds = seed_families(counted, {row.model: {axis: (score.mean, score.tasks) for axis, score in row.axes.items()}
                                     for row in rows})
     return Overview(benchmark, include_in_domain, groups, metrics, len(required), ranked, partial, _hub_only(names),
-                    seeds)
+                    seeds, agreement)
 
 
 def counted_metric(by_model: dict[str, dict[str, TaskResult]], task: str) -> str:
