@@ -35,6 +35,11 @@ class AlignmentUniformity(Task):
     metadata: TaskMetadata
     max_examples: int = 2000
 
+    def chance_level(self) -> float:
+        """NaN: alignment, uniformity and tolerance are geometry diagnostics, never averaged into an axis, and have
+        no chance level (a text-ignoring model's geometry is whatever its constant or random vectors make it)."""
+        return float("nan")
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         from sentibench.evaluation.geometry import GeometryEvaluator  # numpy: loaded when a task runs
         from sentibench.evaluation.sampling import capped_indices, split_arrays

@@ -144,6 +144,16 @@ class Task(ABC):
             evaluation.details["confidence_interval"] = describe(evaluation.units)
         return evaluation
 
+    def chance_level(self) -> float:
+        """The expected main score of a model that ignores the text, on this task's own evaluation data (the
+        labels only, read as `evaluate` reads them under the default context: seed 0, no limit), on the main
+        score's scale. Every task a benchmark axis can hold declares it; what chance means is the family's
+        (its override's docstring; docs/benchmarks.md, "Chance levels"): 0 for a correlation, the majority
+        rate for an accuracy, 1/C for a macro-F1, a random neighbour's or random ranking's expected score for
+        retrieval, a random partition's V-measure for clustering; NaN for a diagnostic that is never averaged."""
+        raise NotImplementedError(f"task '{self.name}' declares no chance level (its family does not implement "
+                                  "`chance_level`)")
+
     @property
     def name(self) -> str:
         return self.metadata.name

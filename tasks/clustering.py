@@ -27,6 +27,23 @@ class Clustering(Task):
 
     metadata: TaskMetadata
 
+    def chance_level(self) -> float:
+        """The expected V-measure of a random partition with the true cluster sizes: scikit-learn's
+        `v_measure_score` of the labels against a random permutation of them, the mean over 200 permutations
+        drawn with `numpy.random.default_rng(0)`, on the test labels `evaluate` clusters under the default context
+        (seed 0, no limit). The evaluator scores every text at once (mini-batch k-means' batches are internal to
+        the fit, not separately scored sets), so there is one label set. Not 0: V-measure is not adjusted for
+        chance, and small clusters among many labels score well above 0 by chance."""
+        import numpy as np
+
+        from sentibench.evaluation.chance import random_partition_v_measure
+        from sentibench.evaluation.sampling import capped_indices
+
+        context = EvalContext()
+        split = self.metadata.eval_splits[0]
+        labels = np.asarray(get_dataset(self.metadata.dataset).columns(split, ("label",))["label"])
+        return random_partition_v_measure(labels[capped_indices(len(labels), context.limit, context.seed)])
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         import numpy as np
 

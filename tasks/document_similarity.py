@@ -28,6 +28,12 @@ class DocumentSimilarity(Task):
 
     metadata: TaskMetadata
 
+    def chance_level(self) -> float:
+        """0.0: a correlation main score: Spearman's rho against the document ratings of a model that
+        ignores the text has expectation 0 (its cosines carry no information about the gold, so their ranks are
+        independent of it); no data is needed."""
+        return 0.0
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         from sentibench.evaluation.document_similarity import DocumentSimilarityEvaluator
         from sentibench.evaluation.sampling import capped_indices

@@ -28,6 +28,28 @@ class DuplicateRetrieval(Task):
     metadata: TaskMetadata
     threshold: float = DUPLICATE_THRESHOLD
 
+    def chance_level(self) -> float:
+        """The expected nDCG@10 of a uniformly random ranking of each query's candidates, exactly: a query with
+        R duplicates among N candidates (the corpus less itself) has each rank relevant with probability R/N, so
+        E[DCG@10] = sum_{i <= min(10, N)} (R/N) / log2(i + 1), over the ideal DCG of min(R, 10) duplicates first;
+        averaged over the queries as the metric averages them (binary relevance: gold >= threshold). The pairs
+        are the test split's under the default context (seed 0, no limit)."""
+        import numpy as np
+
+        from sentibench.evaluation.chance import random_ranking_ndcg
+        from sentibench.evaluation.duplicate_retrieval import DEPTH, duplicate_sets
+        from sentibench.evaluation.sampling import capped_indices
+
+        context = EvalContext()
+        columns = get_dataset(self.metadata.dataset).columns(self.metadata.eval_splits[0],
+                                                             ("sentence1", "sentence2", "score"))
+        keep = capped_indices(len(columns["score"]), context.limit, context.seed)
+        corpus, duplicates = duplicate_sets([columns["sentence1"][i] for i in keep],
+                                            [columns["sentence2"][i] for i in keep],
+                                            np.asarray(columns["score"], dtype=np.float64)[keep], self.threshold)
+        relevant = np.array([len(found) for found in duplicates.values()])
+        return random_ranking_ndcg(relevant, np.full(len(relevant), len(corpus) - 1), DEPTH)
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         from sentibench.evaluation.duplicate_retrieval import DuplicateRetrievalEvaluator
         from sentibench.evaluation.sampling import capped_indices

@@ -302,6 +302,17 @@ class FewShotTask(Task):
             out.append(Draw(seed, train, validation))
         return out
 
+    def chance_level(self) -> float:
+        """From the test labels every seed is scored on (one fixed, possibly capped, test set, the same for all
+        seeds and for the frozen twin and its fine-tuned tasks): accuracy, the majority-class rate of those labels
+        (each seed's score is on the same labels, so their mean over seeds is that rate); macro-F1 (InfoDCL), 1/C
+        over the C classes of those labels (a guesser drawing from the class prior has expected per-class
+        precision and recall p_c, so macro-F1 1/C). Default context: no limit."""
+        from sentibench.evaluation.chance import macro_f1_chance, majority_rate
+
+        labels = self.data(EvalContext().limit).test_labels
+        return majority_rate(labels) if self.metadata.main_score == "accuracy" else macro_f1_chance(labels)
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         data = self.data(context.limit)
         draws = self.draws(data, context)

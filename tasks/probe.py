@@ -44,9 +44,9 @@ class LinearProbe(Task):
     max_train: int | None = None    # seeded cap on the train split
     max_eval: int | None = None     # seeded cap on the dev and test splits
 
-    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
-        from sentibench.evaluation.probe import ProbeEvaluator  # numpy: loaded when a task runs
-        from sentibench.evaluation.sampling import capped_indices, split_arrays
+    def _parts(self, context: EvalContext) -> tuple[dict, dict[str, int]]:
+        """The probe's splits (split -> (texts, labels), each capped and seeded) and the caps."""
+        from sentibench.evaluation.sampling import split_arrays
 
         prepared = get_dataset(self.metadata.dataset)
         limit, seed = context.limit, context.seed
@@ -56,8 +56,32 @@ class LinearProbe(Task):
         for split in ("validation", "test"):
             if split in prepared.splits:
                 parts[split] = split_arrays(self.metadata.dataset, split, cap_eval, seed)
+        return parts, {"train": cap_train, "validation": cap_eval, "test": cap_eval}
+
+    def chance_level(self) -> float:
+        """The majority-class rate of the labels the accuracy is computed on (default context: seed 0, no limit):
+        the capped test split's; a `folds` task (k-fold over every split) pools the capped splits as `evaluate`
+        does, and its chance is the pooled majority class's rate in each of the evaluator's stratified folds,
+        averaged as the score averages fold accuracies."""
+        import numpy as np
+
+        from sentibench.evaluation.chance import kfold_majority_rate, majority_rate
+
+        context = EvalContext()
+        parts, _ = self._parts(context)
+        if not self.folds:
+            return majority_rate(parts["test"][1])
+        labels = np.concatenate([labels for _, labels in parts.values()])
+        return kfold_majority_rate(labels, min(self.folds, int(np.bincount(labels).min())), context.seed)
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        from sentibench.evaluation.probe import ProbeEvaluator  # numpy: loaded when a task runs
+        from sentibench.evaluation.sampling import capped_indices
+
+        prepared = get_dataset(self.metadata.dataset)
+        limit, seed = context.limit, context.seed
+        parts, caps = self._parts(context)
         scored = ProbeEvaluator(parts, seed, self.folds)(encoder, context.batch_size, context.intervals)
-        caps = {"train": cap_train, "validation": cap_eval, "test": cap_eval}
         samples = {s: digest(capped_indices(len(prepared.split(s)), caps[s], seed).tolist()) for s in parts}
         details = {**scored.details, "indices_sha256": samples, "max_train": self.max_train,
                    "max_eval": self.max_eval, "limit": limit, "seed": seed, "dataset_hash": prepared.content_hash}

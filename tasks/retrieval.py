@@ -42,6 +42,19 @@ class PolarityRetrieval(Task):
     lookup_factor: int = PAPER_LOOKUP_FACTOR
     weights: str = "linear-discount"  # or "uniform" (see the module docstring)
 
+    def chance_level(self) -> float:
+        """The Polarity Score of neighbours drawn at random from the lookup: the rate at which a random lookup
+        item shares its query's label, averaged over the queries, sum_c (q_c / Q)(l_c / L), with the queries
+        (the test split) and the lookup (the seeded train sample) that `evaluate` draws under the default context
+        (seed 0, no limit). Not leave-one-out: queries and lookup are disjoint splits. Exact for any k and either
+        weighting, since the rank weights sum to 1 and every rank's random neighbour is uniform over the lookup."""
+        from sentibench.evaluation.chance import random_neighbour_agreement
+        from sentibench.evaluation.retrieval import retrieval_sample
+
+        context = EvalContext()
+        sample = retrieval_sample(self.metadata.dataset, context.limit, context.seed, self.lookup_factor)
+        return random_neighbour_agreement(sample.query_labels, sample.lookup_labels)
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         from sentibench.evaluation.retrieval import RetrievalEvaluator, retrieval_sample  # numpy, faiss: when run
 

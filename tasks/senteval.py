@@ -41,7 +41,7 @@ from sentibench.tasks.registry import register_family
 if TYPE_CHECKING:  # numpy and the evaluator load when a task runs, not when tasks are listed
     import numpy as np
 
-    from sentibench.evaluation.senteval import Protocol
+    from sentibench.evaluation.senteval import Protocol, SentEvalEvaluator
 
 
 @dataclass
@@ -51,7 +51,7 @@ class SentEvalTransfer(Task):
     metadata: TaskMetadata
     protocol: Protocol = "kfold"
 
-    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+    def _evaluator(self, context: EvalContext) -> SentEvalEvaluator:
         from sentibench.evaluation.sampling import split_arrays
         from sentibench.evaluation.senteval import SentEvalEvaluator
 
@@ -59,12 +59,34 @@ class SentEvalTransfer(Task):
         seed, limit = context.seed, context.limit
         splits = [s for s in ("train", "validation", "test") if s in prepared.splits]
         if prepared.spec.kind == "pairs":
-            evaluator = SentEvalEvaluator(self.protocol, seed, pairs={s: self._pairs(prepared.split(s), context)
-                                                                      for s in splits})
-        else:
-            evaluator = SentEvalEvaluator(self.protocol, seed, singles={
-                s: split_arrays(self.metadata.dataset, s, limit, seed) for s in splits})
-        scored = evaluator(encoder, context.batch_size, context.intervals)
+            return SentEvalEvaluator(self.protocol, seed, pairs={s: self._pairs(prepared.split(s), context)
+                                                                 for s in splits})
+        return SentEvalEvaluator(self.protocol, seed, singles={
+            s: split_arrays(self.metadata.dataset, s, limit, seed) for s in splits})
+
+    def chance_level(self) -> float:
+        """The majority-class rate of the labels the accuracy is computed on (default context: seed 0, no limit):
+        the test split's (`cv-then-test`, `splits`, and a pairs dataset, scored on its test pairs); under
+        `kfold` the splits pooled in the evaluator's order (train, validation, test) and the pooled majority
+        class's rate in each of its outer stratified folds, averaged as the score averages fold accuracies."""
+        import numpy as np
+
+        from sentibench.evaluation.chance import kfold_majority_rate, majority_rate
+        from sentibench.evaluation.senteval import OUTER_FOLDS
+
+        evaluator = self._evaluator(EvalContext())
+        if evaluator.pairs is not None:
+            return majority_rate(evaluator.pairs["test"][2])
+        parts = evaluator.singles or {}
+        if self.protocol != "kfold":
+            return majority_rate(parts["test"][1])
+        labels = np.concatenate([labels for _, labels in parts.values()])
+        return kfold_majority_rate(labels, min(OUTER_FOLDS, int(np.bincount(labels).min())), evaluator.seed)
+
+    def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
+        prepared = get_dataset(self.metadata.dataset)
+        seed, limit = context.seed, context.limit
+        scored = self._evaluator(context)(encoder, context.batch_size, context.intervals)
         details = {**scored.details, "limit": limit, "seed": seed, "dataset_hash": prepared.content_hash}
         return Evaluation({"test": scored.scores}, details, scored.units)
 

@@ -56,6 +56,12 @@ class SgTSTask(Task):
             reference="SentiCSE (Kim et al., 2024), §2",
         )
 
+    def chance_level(self) -> float:
+        """0.0: a correlation main score: Spearman's rho against the same/different-polarity gold of a model that
+        ignores the text has expectation 0 (its cosines carry no information about the gold, so their ranks are
+        independent of it); no data is needed."""
+        return 0.0
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         from sentibench.evaluation.sgts import SgTSEvaluator
 

@@ -29,6 +29,12 @@ class STS(Task):
 
     metadata: TaskMetadata
 
+    def chance_level(self) -> float:
+        """0.0: a correlation main score: Spearman's rho against the graded gold of a model that
+        ignores the text has expectation 0 (its cosines carry no information about the gold, so their ranks are
+        independent of it); no data is needed."""
+        return 0.0
+
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         import numpy as np  # numpy and the evaluator load when a task runs, not when tasks are listed
 
