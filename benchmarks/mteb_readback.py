@@ -43,7 +43,8 @@ def read_back(results: Path) -> dict:
         loaded = cache.load_results()
         aggregated = {name: {key: float(value) for key, value in scores.items()}
                       for name, scores in loaded.get_aggregated_scores().items() if name in QUOTED.values()}
-        table = cache.load_results(tasks=sentibench_benchmark()).get_benchmark_result()
+        benchmark = sentibench_benchmark()
+        table = cache.load_results(tasks=benchmark).get_benchmark_result()
     sts = None
     minilm = QUOTED["all-minilm-l6-v2"]
     if "STS" in table.columns:
@@ -51,7 +52,9 @@ def read_back(results: Path) -> dict:
         for _, row in table.iterrows():
             if any(minilm.split("/")[1] in str(row[column]) for column in names):
                 sts = float(row["STS"])
-    return {"exported": len(report.written), "aggregated": aggregated, "sts_column": sts}
+    sts_tasks = sum(task.metadata.type == "STS" for task in benchmark.tasks)
+    return {"exported": len(report.written), "aggregated": aggregated, "sts_column": sts, "benchmark": benchmark.name,
+            "sts_tasks": sts_tasks}
 
 
 def block(found: dict) -> str:
@@ -62,8 +65,8 @@ def block(found: dict) -> str:
         if scores:
             parts.append(f"{card} {scores['Mean(Task)']:.4f} / {scores['Mean(TaskType)']:.4f}")
     sts = "" if found["sts_column"] is None else (
-        f"; in the `sentibench-v1` benchmark's table all-MiniLM-L6-v2's STS column is {found['sts_column']:.4f} "
-        "(five SgTS tasks and STS-B)")
+        f"; in the current benchmark's (`{found['benchmark']}`) table all-MiniLM-L6-v2's STS column is "
+        f"{found['sts_column']:.4f} (the mean of its {found['sts_tasks']} STS-type tasks)")
     return (f"Read back from the committed results ({found['exported']} results exported; `Mean(Task)` / "
             "`Mean(TaskType)`): " + ", ".join(parts) + f"{sts}.\n")
 

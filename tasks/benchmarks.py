@@ -202,10 +202,10 @@ def manifest_text(benchmark: Benchmark, description: str | None = None) -> str:
 BENCHMARKS: Registry[Benchmark] = Registry("benchmark", lambda: load_plugins("sentibench.benchmarks"))
 """Every benchmark by name: sentibench's own (below) and plug-ins' (entry-point group `sentibench.benchmarks`)."""
 
-CURRENT = "sentibench-v1"
+CURRENT = "sentibench-v2"
 """The benchmark the board, `bench run -t required` and `bench submit` use when none is named."""
 
-BOARD = (CURRENT,)
+BOARD = (CURRENT, "sentibench-multilingual-v1")
 """The benchmarks `bench leaderboard` shows when none is named, each its own overview section, the current first."""
 
 

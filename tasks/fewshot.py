@@ -304,14 +304,16 @@ class FewShotTask(Task):
 
     def chance_level(self) -> float:
         """From the test labels every seed is scored on (one fixed, possibly capped, test set, the same for all
-        seeds and for the frozen twin and its fine-tuned tasks): accuracy, the majority-class rate of those labels
-        (each seed's score is on the same labels, so their mean over seeds is that rate); macro-F1 (InfoDCL), 1/C
-        over the C classes of those labels (a guesser drawing from the class prior has expected per-class
-        precision and recall p_c, so macro-F1 1/C). Default context: no limit."""
-        from sentibench.evaluation.chance import macro_f1_chance, majority_rate
+        seeds and for the frozen twin and its fine-tuned tasks), by what the training draw teaches a classifier
+        that ignores the text: K examples per class (SentiCSE) give it no class to prefer, so chance is uniform
+        guessing, 1/C accuracy whatever the test balance; N examples drawn with the class prior (InfoDCL) make it
+        predict the majority class, so chance is that predictor's macro-F1. Default context: no limit."""
+        from sentibench.evaluation.chance import majority_macro_f1, majority_rate, uniform_accuracy
 
         labels = self.data(EvalContext().limit).test_labels
-        return majority_rate(labels) if self.metadata.main_score == "accuracy" else macro_f1_chance(labels)
+        if self.metadata.main_score != "accuracy":
+            return majority_macro_f1(labels)
+        return uniform_accuracy(labels) if self.protocol.per_class else majority_rate(labels)
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:
         data = self.data(context.limit)

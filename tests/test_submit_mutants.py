@@ -178,7 +178,7 @@ def test_no_weights_sha256_is_refused_except_for_models_without_weights(home):
     assert result_problems(_card("bow"), _with_sha(None, None)) == []
     assert result_problems(_card("random"), _with_sha(None, None)) == []
     assert result_problems(_card("transformers"), []) == [  # nothing recorded is not "recorded None"
-        "2 tasks of sentibench-v1 have no result (t-a, t-b); run `bench run -m m -b sentibench-v1`"]
+        "2 tasks of sentibench-v2 have no result (t-a, t-b); run `bench run -m m -b sentibench-v2`"]
 
 
 # --- where the weights come from -----------------------------------------------------------------------------------
@@ -311,8 +311,8 @@ def test_manifest_lists_every_other_file_by_relative_path_with_its_sha256(home, 
     after = datetime.now(UTC)
     assert {key: value for key, value in manifest.items() if key != "created_at"} == {
         "format": 1, "model": "m", "revision": "r1", "code": {"sentibench": __version__, "git_commit": "c0ffee"},
-        "environment": {"python": "3.x"}, "benchmark": "sentibench-v1",
-        "benchmark_manifest_sha256": get_benchmark("sentibench-v1").manifest_sha256, "required_suite": ["t-a", "t-b"],
+        "environment": {"python": "3.x"}, "benchmark": "sentibench-v2",
+        "benchmark_manifest_sha256": get_benchmark("sentibench-v2").manifest_sha256, "required_suite": ["t-a", "t-b"],
         "files": {name: _sha(data) for name, data in contents.items()}}
     assert list(manifest["files"]) == sorted(contents)  # written in path order
     created = manifest["created_at"]
@@ -448,7 +448,7 @@ def test_submit_without_results_names_the_missing_tasks_in_one_line_and_writes_n
     with pytest.raises(Rejected) as caught:
         submit("m", tmp_path / "no-runs", tmp_path / "out")
     assert caught.value.problems == [
-        "2 tasks of sentibench-v1 have no result (t-a, t-b); run `bench run -m m -b sentibench-v1`"]
+        "2 tasks of sentibench-v2 have no result (t-a, t-b); run `bench run -m m -b sentibench-v2`"]
     assert not (tmp_path / "out").exists()
 
 

@@ -30,10 +30,21 @@ def kfold_majority_rate(labels: np.ndarray, folds: int, seed: int) -> float:
     return float(np.mean([np.mean(labels[test] == majority) for _, test in splits]))
 
 
-def macro_f1_chance(labels: np.ndarray) -> float:
-    """1/C over the C classes of `labels`: a guesser drawing from the class prior p has expected per-class
-    precision and recall p_c, so F1_c = p_c and their unweighted mean 1/C."""
+def uniform_accuracy(labels: np.ndarray) -> float:
+    """1/C over the C classes of `labels`: a classifier trained on K examples of every class that ignores the
+    text has no class to prefer, so it guesses uniformly: expected accuracy sum_c p_c / C = 1/C, whatever the
+    test set's balance."""
     return 1.0 / len(np.unique(np.asarray(labels)))
+
+
+def majority_macro_f1(labels: np.ndarray) -> float:
+    """Macro-F1 of always predicting the most frequent label of `labels`: that class's F1 is 2p / (1 + p)
+    (precision p, recall 1), every other class's 0, over the C classes. A classifier trained on examples drawn
+    with the class prior, with an intercept and regularised weights, predicts the majority class when the text
+    carries nothing (as the majority rate is a probe's chance)."""
+    counts = np.unique(np.asarray(labels), return_counts=True)[1]
+    p = counts.max() / counts.sum()
+    return float(2 * p / (1 + p) / len(counts))
 
 
 def random_neighbour_agreement(query_labels: np.ndarray, lookup_labels: np.ndarray,
