@@ -423,6 +423,27 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def _shared_options() -> dict[str, argparse.ArgumentParser]:
+    """The options several commands take, declared once (argparse parent parsers): a command lists the ones
+    it takes, so `--device` means the same everywhere."""
+    def parent(*args: str, **kwargs) -> argparse.ArgumentParser:
+        made = argparse.ArgumentParser(add_help=False)
+        made.add_argument(*args, **kwargs)
+        return made
+
+    return {
+        "device": parent("--device", help="cpu, cuda, cuda:1, mps (default: the best available)"),
+        "batch": parent("--batch-size", type=at_least(1), default=32, help="texts per forward pass"),
+        "folder": parent("--results", default="results", metavar="FOLDER",
+                         help="the sentibench results folder, <folder>/<model>/<revision>/<task>.json"),
+        "folders": parent("--results", action="append", metavar="FOLDER",
+                          help="results folder to read; repeat it for several side by side, e.g. --results results "
+                               "--results mine ('NAME [FOLDER]' names a model of one) (default: results)"),
+        "benchmark": parent("--benchmark", help="a benchmark (see `bench list benchmarks`; default: the current "
+                                                "release, marked there)"),
+    }
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line; given `argv`, method commands other than the one it selects get no options, and
     a built-in command without subcommands (`bench run`, `bench list`, ...) is parsed without registering the
@@ -430,16 +451,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bench", description="Benchmark sentiment-aware sentence embeddings.")
     parser.add_argument("--version", action=_Version, nargs=0, help="the harness's version and current benchmark")
     sub = parser.add_subparsers(dest="command", required=True)
+    shared = _shared_options()
 
-    run = sub.add_parser("run", help="evaluate models on tasks (default: all-minilm-l6-v2 on the default suite)")
+    run = sub.add_parser("run", help="evaluate models on tasks (default: all-minilm-l6-v2 on the default suite)",
+                         parents=[shared["device"], shared["batch"]])
     run.add_argument("-m", "--model", help="comma-separated model cards, local folders or hub ids")
     run.add_argument("-t", "--tasks", help="comma-separated task or group names (see `bench list tasks`); "
-                                           "`required`: the current benchmark's tasks (sentibench-v1) (default: "
+                                           "`required`: the current benchmark's tasks (default: "
                                            "sgts on every dataset with an offline source)")
     run.add_argument("-b", "--benchmark", help="run a benchmark's tasks, e.g. sentibench-lite-v1 (see `bench list "
                                                "benchmarks`; instead of -t)")
-    run.add_argument("--batch-size", type=at_least(1), default=32, help="texts per forward pass")
-    run.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     run.add_argument("--dtype", choices=DTYPES,
                      help="inference dtype (default: the card's, float32); bfloat16 is faster, results are "
                           "filed under <revision>-bfloat16 and marked on the leaderboard")
@@ -465,10 +486,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                        "(default: start a local Ray)")
     run.set_defaults(func=cmd_run)
 
-    board = sub.add_parser("leaderboard", help="render leaderboard.md (or a web site, CSV or JSON) from result JSONs")
-    board.add_argument("--results", action="append", metavar="FOLDER",
-                       help="results folder to read; repeat it to show several side by side, e.g. --results results "
-                            "--results mine (default: results)")
+    board = sub.add_parser("leaderboard", help="render leaderboard.md (or a web site, CSV or JSON) from result JSONs",
+                           parents=[shared["folders"], shared["benchmark"]])
     board.add_argument("--output", default="leaderboard.md",
                        help="file to write, - for standard output (with --format csv|json: leaderboard.csv|json "
                             "unless given)")
@@ -479,8 +498,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     board.add_argument("--site", metavar="DIR", help="the web site's folder (implies --html); it is self-contained: "
                                                      "the result files it links to are copied in")
     board.add_argument("--figures", default="docs/figures", help="folder of PNG figures to embed in the web page")
-    board.add_argument("--benchmark", help="the benchmark the overview ranks (default: the current release, "
-                                           "sentibench-v1; see `bench list benchmarks`)")
     board.add_argument("--include-in-domain", action="store_true",
                        help="count in-domain results (a model trained on the task's dataset) in the headline axes")
     board.add_argument("--scatter", metavar="PNG", help="write the trade-off scatter (SgTS and retrieval P "
@@ -488,7 +505,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                                         "output)")
     board.set_defaults(func=cmd_leaderboard)
 
-    comparing = sub.add_parser("compare", help="paired comparison of two models' results, task by task")
+    comparing = sub.add_parser("compare", help="paired comparison of two models' results, task by task",
+                               parents=[shared["folders"]])
     comparing.add_argument("model_a", help="model name as its results record it (`model@revision`, or 'model "
                                            "[FOLDER]' for one of several folders)")
     comparing.add_argument("model_b", nargs="?", help="the model to compare with (none with --frozen-twins)")
@@ -496,9 +514,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                            help="MODEL_A's fine-tuned few-shot results against their frozen twins (same draws and "
                                 "seeds, paired by seed)")
     comparing.add_argument("-t", "--tasks", help="comma-separated task or group names (default: all shared)")
-    comparing.add_argument("--results", action="append", metavar="FOLDER",
-                           help="results folder to read; repeat it to compare across folders (a model is taken from "
-                                "the first folder that has it; 'NAME [FOLDER]' picks one) (default: results)")
     comparing.add_argument("--format", default="github", help="tabulate table format: github, latex, plain ...")
     comparing.set_defaults(func=cmd_compare)
 
@@ -512,7 +527,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     prepare.add_argument("names", nargs="+", help="dataset names (see `bench list datasets`) or all")
     prepare.set_defaults(func=cmd_data_prepare)
 
-    train = sub.add_parser("train", help="train a method (see `bench list methods`) into a checkpoint + card")
+    train = sub.add_parser("train", help="train a method (see `bench list methods`) into a checkpoint + card",
+                           parents=[shared["device"]])
     train.add_argument("method", help="method name, e.g. senticse")
     train.add_argument("--base", default="all-minilm-l6-v2", help="model card, local folder or hub id to start from")
     train.add_argument("--data", default="mr", help="training dataset (see `bench list datasets`)")
@@ -522,10 +538,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     train.add_argument("--option", action="append", default=[], help="method option KEY=VALUE (repeatable)")
     train.add_argument("--name", help="name of the resulting model card")
     train.add_argument("--output", help="checkpoint folder (default: the sentibench cache)")
-    train.add_argument("--device", help="cpu, cuda, mps (default: best available)")
     train.set_defaults(func=cmd_train)
 
-    plot = sub.add_parser("plot", help="draw figures to PNG")
+    plot = sub.add_parser("plot", help="draw figures to PNG", parents=[shared["folder"]])
     plot.add_argument("kind", choices=["pca", "sgts-vs-fewshot"],
                       help="pca: 2-d PCA of datasets' vectors by label; sgts-vs-fewshot: SgTS against few-shot "
                            "accuracy")
@@ -534,34 +549,30 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     plot.add_argument("--limit", type=at_least(1), default=1000, help="points per dataset for pca")
     plot.add_argument("--frozen", action="store_true",
                       help="sgts-vs-fewshot: use the frozen (logistic-regression) k-shot twins")
-    plot.add_argument("--results", default="results", help="results folder to read (sgts-vs-fewshot)")
     plot.add_argument("--output", default="plots", help="folder to write the PNGs into")
     plot.set_defaults(func=cmd_plot)
-    again = sub.add_parser("reproduce", help="re-run results from their provenance and compare the scores")
+    again = sub.add_parser("reproduce", help="re-run results from their provenance and compare the scores",
+                           parents=[shared["device"], shared["batch"]])
     again.add_argument("result", nargs="+", help="result JSON files")
     again.add_argument("-m", "--model", help="the model to re-run them with, when no card here names it: a local "
                                              "folder or hub id (its weights must be the recorded ones)")
-    again.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
-    again.add_argument("--batch-size", type=at_least(1), default=32, help="texts per forward pass")
     again.add_argument("--use-cache", action="store_true",
                        help="read cached embeddings (default: encode every text again from the weights)")
     again.set_defaults(func=cmd_reproduce)
 
-    send = sub.add_parser("submit", help="check a model's results and package card + results + manifest")
+    send = sub.add_parser("submit", help="check a model's results and package card + results + manifest",
+                          parents=[shared["folder"], shared["benchmark"]])
     send.add_argument("name", help="the model card's name")
-    send.add_argument("--results", default="results", help="results folder holding the model's results")
     send.add_argument("--output", default="submissions", help="folder to write the submission under")
-    send.add_argument("--benchmark", help="the benchmark the submission answers: its tasks are the ones required "
-                                          "and re-run by `bench verify` (default: sentibench-v1)")
     send.add_argument("--with-weights", action="store_true", help="include the checkpoint's safetensors")
     send.add_argument("--archive", action="store_true", help="also write NAME.zip")
     send.add_argument("--replace", action="store_true",
                       help="replace an existing submission of this name (folder and zip) in one step")
     send.set_defaults(func=cmd_submit)
 
-    check_in = sub.add_parser("verify", help="check a submission, re-run its tasks, merge it if they agree")
+    check_in = sub.add_parser("verify", help="check a submission, re-run its tasks, merge it if they agree",
+                              parents=[shared["folder"], shared["device"]])
     check_in.add_argument("submission", help="a submission folder or zip")
-    check_in.add_argument("--results", default="results", help="results folder to merge into")
     check_in.add_argument("--leaderboard", metavar="FILE",
                           help="also regenerate this leaderboard file from RESULTS (default: none; verify never "
                                "replaces a file it was not given)")
@@ -571,7 +582,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                "entry is merged as 'sampled', not verified")
     check_in.add_argument("--minimum", type=int, help="with --fraction: re-run at least this many tasks (default: 3)")
     check_in.add_argument("--seed", type=parse_seed, help="sample seed (default: fresh, printed and recorded)")
-    check_in.add_argument("--device", help="cpu, cuda, cuda:1, mps (default: the best available)")
     check_in.set_defaults(func=cmd_verify)
 
     card = sub.add_parser("card", help="write or check a model card").add_subparsers(dest="card_command",
@@ -587,9 +597,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     check.add_argument("file", help="the card's YAML file")
     check.set_defaults(func=cmd_card_check)
 
-    export = sub.add_parser("export", help="write results in another tool's layout")
+    export = sub.add_parser("export", help="write results in another tool's layout", parents=[shared["folder"]])
     export.add_argument("format", choices=["mteb"], help="mteb: a tree mteb.ResultCache(OUTPUT) loads")
-    export.add_argument("--results", default="results", help="sentibench results folder to read")
     export.add_argument("--output", required=True, help="folder to write (results go to OUTPUT/results)")
     export.set_defaults(func=cmd_export)
     first = next((word for word in argv if not word.startswith("-")), None) if argv is not None else None
