@@ -159,6 +159,8 @@ def test_a_chance_normalised_release_scores_every_model_on_the_same_tasks_with_c
     assert "Sentiment mean Spearman rho between tasks 1.00, Kendall's W 1.00" in text
     assert "Tasks ranking models against the rest of their axis: none." in text
     assert "Agreement over the 3 ranked models" in text
+    partial = _table(text, "### Partial coverage of small-v2, not ranked (1 models)")
+    assert partial[0][-1] == "missing" and partial[1][-1] == "probe 1, retrieval 1, sts 1"
 
 
 def test_kendalls_w_and_the_mean_rho_agree_with_their_textbook_definitions():

@@ -454,6 +454,14 @@ def agreement_text(overview: Overview) -> str:
             "rest of their axis: " + (", ".join(against) if against else "none") + ".")
 
 
+def _missing_text(row, bench) -> str:
+    """What a partial row lacks, by task family: `sgts 1, docsim 2` (the families' names are the tasks' prefixes)."""
+    from collections import Counter
+
+    missing = Counter(task.split("-")[0] for task in bench.task_names if task not in row.tasks)
+    return ", ".join(f"{family} {count}" for family, count in sorted(missing.items()))
+
+
 def _zero_shot_text(row) -> str:
     return "" if row.zero_shot is None else f"{100 * row.zero_shot:.0f}%"
 
@@ -513,7 +521,18 @@ def overview_tables(overview: Overview) -> list[str]:
                               headers=["model", "alignment ↓", "uniformity ↓", "tolerance"],
                               tablefmt="github", disable_numparse=True))
     parts.append(f"\n### Partial coverage of {bench.name}, not ranked ({len(overview.partial)} models)\n")
-    if overview.partial:
+    if overview.partial and scaled:
+        parts.append(f"Why each is not ranked: the tasks of {bench.name} it has no current result for; "
+                     f"`bench run -m MODEL -b {bench.name}` runs only those. A trained card whose checkpoint is "
+                     "not kept here would be trained again first, and its new weights would differ from the ones "
+                     "its results record; one results folder holds one set of weights, so such recipes were "
+                     "retrained under new names (`*-v2`).\n")
+        table = [[row.model, row.kind, f"{row.covered}/{overview.required}",
+                  *[_axis_text(row.axes.get(a)) for a in names], _missing_text(row, bench)]
+                 for row in overview.partial]
+        parts.append(tabulate(table, headers=["model", "kind", "coverage", *names, "missing"], tablefmt="github",
+                              disable_numparse=True))
+    elif overview.partial:
         table = [[row.model, row.kind, f"{row.covered}/{overview.required}",
                   *[_axis_text(row.axes.get(a)) for a in names]] for row in overview.partial]
         parts.append(tabulate(table, headers=["model", "kind", "coverage", *names], tablefmt="github",

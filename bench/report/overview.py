@@ -108,6 +108,7 @@ class OverviewRow:
     geometry: dict[str, float] = field(default_factory=dict)    # diagnostic metric -> mean over diagnostic tasks
     pareto: bool = False
     zero_shot: float | None = None                 # share of the axes' tasks the model did not train on
+    tasks: frozenset[str] = frozenset()            # the benchmark tasks it has a counted result for
 
     @property
     def rank(self) -> int | None:
@@ -405,7 +406,8 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
                for model, results in by_model.items()}
     rows, means = [], _CachedMeans()
     for model, results in counted.items():
-        row = OverviewRow(model, kinds[model], sum(task in results for task in required))
+        row = OverviewRow(model, kinds[model], sum(task in results for task in required),
+                          tasks=frozenset(task for task in required if task in results))
         for group, tasks in groups.items():
             if all(task in results and results[task].main_score() is not None for task in tasks):
                 row.means[group] = means([results[task] for task in tasks])
