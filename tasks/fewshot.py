@@ -306,13 +306,13 @@ class FewShotTask(Task):
         """From the test labels every seed is scored on (one fixed, possibly capped, test set, the same for all
         seeds and for the frozen twin and its fine-tuned tasks), by what the training draw teaches a classifier
         that ignores the text: K examples per class (SentiCSE) give it no class to prefer, so chance is uniform
-        guessing, 1/C accuracy whatever the test balance; N examples drawn with the class prior (InfoDCL) make it
-        predict the majority class, so chance is that predictor's macro-F1. Default context: no limit."""
-        from sentibench.evaluation.chance import majority_macro_f1, majority_rate, uniform_accuracy
+        guessing, 1/C accuracy whatever the test balance; N examples drawn with the class prior (InfoDCL, scored
+        by macro-F1) make it guess from that prior, macro-F1 1/C. Default context: no limit."""
+        from sentibench.evaluation.chance import majority_rate, prior_guess_macro_f1, uniform_accuracy
 
         labels = self.data(EvalContext().limit).test_labels
         if self.metadata.main_score != "accuracy":
-            return majority_macro_f1(labels)
+            return prior_guess_macro_f1(labels)
         return uniform_accuracy(labels) if self.protocol.per_class else majority_rate(labels)
 
     def evaluate(self, encoder: Encoder, context: EvalContext) -> Evaluation:

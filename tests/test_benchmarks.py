@@ -30,8 +30,8 @@ PLUGIN = Path(__file__).parent / "fixtures" / "plugin"
 RELEASED = {
     "sentibench-v1": "a8f1417f2b33c19958d3656502a8194da323292ef538b12192b64297a7f9789b",
     "sentibench-lite-v1": "3563973b2a112f887f79693e712ddb3bcffc14827935d1eafbe77528f20e8d4b",
-    "sentibench-v2": "fb3e83101a6f92ba859f70287b00bf32b58004ea3e10b83dcf8d946c53ffee76",
-    "sentibench-multilingual-v1": "41d365afa65bb3cce63f5f65b59a167c26f8ab22efa1a74a6a10570536937044",
+    "sentibench-v2": "2e34474ddf26536118f377e8bc96dbeb44b17a6cdbabbe435ed5242d17cda10f",
+    "sentibench-multilingual-v1": "01bad714275ab53eec50f26fd609293e96feaa546e07de05ed3a34501dfe7fa4",
 }
 
 

@@ -140,26 +140,26 @@ def test_senteval_pairs_score_the_test_pairs():
 
 def test_fewshot_chance_follows_the_training_draw():
     # test labels [0, 0, 0, 1, 2, 2]. SentiCSE draws K per class: a text-blind classifier guesses uniformly, 1/3
-    # accuracy. InfoDCL draws N with the prior: it predicts the majority class 0 (p = 1/2): F1 of class 0 is
-    # 2 * (1/2) * 1 / (1/2 + 1) = 2/3, classes 1 and 2 get 0, macro-F1 (2/3) / 3 = 2/9. The fine-tuned task and
-    # its frozen twin score the same test labels, so they share the chance.
+    # accuracy. InfoDCL draws N with the prior: it guesses from the prior, per-class F1 p_c, macro-F1 1/3. The
+    # fine-tuned task and its frozen twin score the same test labels, so they share the chance.
     name = _labelled("chance-fewshot", {"train": [0, 1, 2] * 30, "validation": [0, 1, 2] * 3,
                                         "test": [0, 0, 0, 1, 2, 2]}, ("a", "b", "c"))
     for frozen in (True, False):
         assert FewShotTask(SENTICSE, 1, name, frozen=frozen).chance_level() == pytest.approx(1 / 3)
-        assert FewShotTask(INFODCL, 20, name, frozen=frozen).chance_level() == pytest.approx(2 / 9)
+        assert FewShotTask(INFODCL, 20, name, frozen=frozen).chance_level() == pytest.approx(1 / 3)
 
 
 def test_the_chance_formulas_are_what_the_text_blind_predictors_score():
-    # checked against scikit-learn's own metrics: uniform guessing on a 70/30 test set tends to accuracy 1/2;
-    # always predicting the majority class gives exactly its macro-F1
+    # checked by simulation with scikit-learn's own metrics on a 60/30/10 test set: uniform guessing tends to
+    # accuracy 1/3; guessing from the prior tends to per-class F1 p_c, so macro-F1 1/3
     from sklearn.metrics import accuracy_score, f1_score
 
     rng = np.random.default_rng(0)
-    gold = rng.choice(2, size=200_000, p=[0.7, 0.3])
-    assert accuracy_score(gold, rng.choice(2, size=gold.size)) == pytest.approx(chance.uniform_accuracy(gold), abs=0.01)
-    majority = np.zeros_like(gold)
-    assert f1_score(gold, majority, average="macro") == pytest.approx(chance.majority_macro_f1(gold))
+    prior = [0.6, 0.3, 0.1]
+    gold = rng.choice(3, size=200_000, p=prior)
+    assert accuracy_score(gold, rng.choice(3, size=gold.size)) == pytest.approx(chance.uniform_accuracy(gold), abs=0.01)
+    guesses = rng.choice(3, size=gold.size, p=prior)
+    assert f1_score(gold, guesses, average="macro") == pytest.approx(chance.prior_guess_macro_f1(gold), abs=0.01)
 
 
 # --- polarity retrieval: a random neighbour's label agreement -------------------------------------------------------

@@ -37,14 +37,11 @@ def uniform_accuracy(labels: np.ndarray) -> float:
     return 1.0 / len(np.unique(np.asarray(labels)))
 
 
-def majority_macro_f1(labels: np.ndarray) -> float:
-    """Macro-F1 of always predicting the most frequent label of `labels`: that class's F1 is 2p / (1 + p)
-    (precision p, recall 1), every other class's 0, over the C classes. A classifier trained on examples drawn
-    with the class prior, with an intercept and regularised weights, predicts the majority class when the text
-    carries nothing (as the majority rate is a probe's chance)."""
-    counts = np.unique(np.asarray(labels), return_counts=True)[1]
-    p = counts.max() / counts.sum()
-    return float(2 * p / (1 + p) / len(counts))
+def prior_guess_macro_f1(labels: np.ndarray) -> float:
+    """1/C over the C classes of `labels`: a classifier trained on examples drawn with the class prior that ignores
+    the text guesses from that prior, so class c's expected precision and recall are both p_c, its F1 p_c, and
+    their unweighted mean 1/C whatever the balance."""
+    return 1.0 / len(np.unique(np.asarray(labels)))
 
 
 def random_neighbour_agreement(query_labels: np.ndarray, lookup_labels: np.ndarray,

@@ -423,7 +423,7 @@ SCALED = """## Overview: {name}
 
 {description} Manifest sha256 `{sha}` (docs/benchmarks.md; cite it as: {citation})
 
-The headline {axes_word}, each the mean over its tasks of the **chance-normalised** main score x 100,
+{axes_lead} the mean over its tasks of the **chance-normalised** main score x 100,
 `(score - chance) / (1 - chance)`: 0 is the task's chance level (pinned in the manifest: what a model that
 ignores the text scores), 100 a perfect score, on every task; higher is better:
 {axes}
@@ -479,7 +479,8 @@ def overview_tables(overview: Overview) -> list[str]:
                  "missing ones).")
     head = (SCALED.format(name=bench.name, description=bench.description, sha=bench.manifest_sha256,
                           citation=bench.citation, axes=axes, agreement=agreement_text(overview),
-                          axes_word="axes" if len(bench.axes) > 1 else "axis") if scaled else
+                          axes_lead="The headline axes, each" if len(bench.axes) > 1 else "The headline axis,")
+            if scaled else
             OVERVIEW.format(name=bench.name, description=bench.description, sha=bench.manifest_sha256,
                             citation=bench.citation, axes=axes, in_domain=in_domain))
     parts = [head, f"### Ranked: every task of {bench.name} ({len(overview.ranked)} models)\n"]
