@@ -62,7 +62,9 @@ def table(root: Path, benchmark_name: str | None = None) -> dict:
     board = build(root / "results", benchmark.name)
     levels = benchmark.chance_levels or {t: all_tasks()[t].chance_level() for a in benchmark.axes for t in a.tasks}
     models = [row.model for row in board.overview.ranked]
-    out = {"benchmark": benchmark.name, "models": models, "axes": {}}
+    from sentibench.report.leaderboard import agreement_text
+
+    out = {"benchmark": benchmark.name, "models": models, "axes": {}, "agreement": agreement_text(board.overview)}
     for axis in benchmark.axes:
         tasks = list(axis.tasks)
         results = [[board.by_model[m][t] for m in models] for t in tasks]
@@ -93,8 +95,8 @@ def markdown(found: dict) -> str:
                       for rule, value in data["random"].items()}
             parts.append("\nThe `random` model's score under each: " + ", ".join(f"{r} {v}" for r, v in scaled.items())
                          + " (Borda: minus its mean rank; z-score in board standard deviations).\n")
-    return (f"Over the {len(found['models'])} models ranked on the committed `{found['benchmark']}` board:\n\n"
-            + "\n".join(parts))
+    return (f"Over the {len(found['models'])} models ranked on the committed `{found['benchmark']}` board. "
+            f"{found['agreement']}\n\n" + "\n".join(parts))
 
 
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
