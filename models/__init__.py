@@ -21,5 +21,5 @@ def __getattr__(name: str):
         from importlib import import_module
 
         module = import_module(f"sentibench.models.catalog.{_LAZY[name]}")
-        return getattr(module, "ready" if name == "prepare" else name)
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

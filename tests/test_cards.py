@@ -120,7 +120,7 @@ def test_a_card_with_training_seeds_stands_for_one_card_per_seed_with_only_the_s
         assert variant.recipe == {**main.recipe, "seed": seed} and variant.revision == main.revision
         assert variant.training_seeds == [] and variant.pooling == main.pooling
     assert "senticse-minilm-seed0" not in cards and "senticse-minilm-alpha0-seed1" not in cards
-    trained = dataclasses.replace(main, checkpoint="/checkpoints/senticse-minilm")  # what `trained.ready` does
+    trained = dataclasses.replace(main, checkpoint="/checkpoints/senticse-minilm")  # what `trained.prepare` does
     assert trained.training_seeds == [1, 2]
 
 

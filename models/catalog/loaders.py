@@ -185,7 +185,7 @@ def _offline_hint(card: ModelCard) -> str:
 
 def weights_folder(card: ModelCard) -> Path:
     """The local folder holding a neural card's weights, fetched or built on first use. A trained card
-    must already have its checkpoint (`sentibench.models.catalog.trained.ready` trains it first)."""
+    must already have its checkpoint (`sentibench.models.catalog.trained.prepare` trains it first)."""
     if card.checkpoint:
         return Path(card.checkpoint)
     kind = model_kind(card.loader)

@@ -73,7 +73,7 @@ class CardBase:
         return load_trainable(self.card, device=device)
 
     def frozen(self, device: str | None = None):
-        return load_encoder(ready(self.card), device=device)
+        return load_encoder(prepare(self.card), device=device)
 
     def sentence_transformer(self, device: str | None = None, max_length: int | None = None):
         return sentence_transformer(self.card, max_length, device)
@@ -332,7 +332,7 @@ def smoke_trained(card: ModelCard, steps: int) -> ModelCard:
                                recipe={**card.recipe, "smoke_steps": steps})
 
 
-def ready(card: ModelCard) -> ModelCard:
+def prepare(card: ModelCard) -> ModelCard:
     """The card with its weights in place: a trained card gets its checkpoint (training it on first use),
     so loaders never call back into training."""
     if not model_kind(card.loader).from_recipe:
@@ -343,4 +343,4 @@ def ready(card: ModelCard) -> ModelCard:
 def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
     """The model called `name` (card, local folder or hub id) ready to encode: trained first if it is a card
     trained here that has no checkpoint yet, behind the embedding cache."""
-    return load_encoder(ready(card_for(name)), device=device, use_cache=use_cache)
+    return load_encoder(prepare(card_for(name)), device=device, use_cache=use_cache)
