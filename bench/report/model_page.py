@@ -193,18 +193,11 @@ def _comparison_table(rows: list[Comparison], ours: dict[str, TaskResult], their
 
 def render_model_page(board: Board, model: str, files: SiteFiles) -> str:
     """The page of row `model` of `board` (in the site's models/ folder), linking to the files' site copies."""
-    from sentibench.report.leaderboard_html import STYLE
+    from markupsafe import Markup
+
+    from sentibench.report.templating import asset, render
 
     results = board.by_model[model]
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(model)}: sentibench</title>
-<style>{STYLE}</style></head>
-<body><p><a href="../index.html">&larr; leaderboard</a></p><h1>{html.escape(model)}</h1>
-<h2>Card</h2>{_card(board, model, files)}
-<h2>Scores ({len(results)} tasks)</h2>
-<p>Main score x 100 (each links to its result JSON), its 95% interval, whether the model trained or was
-selected on the dataset (in-domain, marked *), and the hash of the evaluated data.</p>
-{_scores(results, files)}
-<h2>Against its base</h2>{_comparison(board, model, files)}
-</body></html>
-"""
+    return render("model.html", model=model, style=asset("leaderboard.css"), tasks=len(results),
+                  card=Markup(_card(board, model, files)), scores=Markup(_scores(results, files)),
+                  comparison=Markup(_comparison(board, model, files)))
