@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sentibench.report.leaderboard import KINDS, Row, _rank_full_rows, build, rank_text
+from sentibench.report.leaderboard import KINDS, Row, build, rank_full_rows, rank_text
 from sentibench.report.overview import build_overview
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def _expected(board, kinds: tuple[str, ...], memo: dict) -> dict:
         for group in board.groups:
             rows = [Row(row.model, row.kind, row.cells) for row in group.rows if row.model in shown]
             if not group.diagnostic:
-                _rank_full_rows(rows, group.tasks)
+                rank_full_rows(rows, group.tasks)
             groups[group.name] = {row.model: "" if row.rank is None else f"{row.rank:.2f}" for row in rows}
         memo[shown] = {"overviews": overviews, "groups": groups}
     return memo[shown]

@@ -311,7 +311,7 @@ def build_stamp() -> str:
             + (", with uncommitted changes." if dirty else "."))
 
 
-def _rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
+def rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
     """Rank and average only the rows that have every column (a mean over fewer tasks is not comparable), and
     only when at least two rows do (a rank among one is no rank)."""
     full = [row for row in rows if all(t in row.cells and row.cells[t].score is not None for t in tasks)]
@@ -366,7 +366,7 @@ def build(root: Path | Sequence[Path], benchmark: str | None = None, include_in_
         if not diagnostic:
             for task in tasks:
                 _mark_significance([r.cells[task] for r in rows if task in r.cells], p_values)
-            _rank_full_rows(rows, tasks)
+            rank_full_rows(rows, tasks)
         rows.sort(key=lambda r: (r.rank is None, r.rank or 0.0, -len(r.cells), r.model))
         groups.append(Group(name, tasks, rows, diagnostic))
     p_values.save()
@@ -462,7 +462,7 @@ def _missing_text(row, bench) -> str:
     return ", ".join(f"{family} {count}" for family, count in sorted(missing.items()))
 
 
-def _zero_shot_text(row) -> str:
+def zero_shot_text(row) -> str:
     return "" if row.zero_shot is None else f"{100 * row.zero_shot:.0f}%"
 
 
@@ -489,7 +489,7 @@ def overview_tables(overview: Overview) -> list[str]:
         table = [[rank_text(row.axes.get(names[0])), row.model, row.kind,
                   *[cell for a in names for cell in (_axis_text(row.axes.get(a)),) + ((rank_text(row.axes.get(a)),)
                                                                                         if a != names[0] else ())],
-                  *([_zero_shot_text(row)] if scaled else []), "P" if row.pareto else ""] for row in overview.ranked]
+                  *([zero_shot_text(row)] if scaled else []), "P" if row.pareto else ""] for row in overview.ranked]
         headers = [f"{names[0]} rank (95%)", "model", "kind",
                    *[h for a in names for h in (f"{a} ↑",) + ((f"{a} rank (95%)",) if a != names[0] else ())],
                    *(["zero-shot"] if scaled else []), "Pareto"]

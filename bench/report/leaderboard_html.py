@@ -34,10 +34,10 @@ from sentibench.report.leaderboard import (
     Board,
     Cell,
     Group,
-    _zero_shot_text,
     agreement_text,
     family_header,
     rank_text,
+    zero_shot_text,
 )
 from sentibench.report.model_page import page_name, render_model_page
 from sentibench.report.overview import Overview, OverviewRow
@@ -152,7 +152,7 @@ def _overview_rows(board: Board, overview: Overview, rows: list[OverviewRow], ra
                 cells.append(_td(escape(rank_text(score)), data_rank=axis,
                                  data_value=None if score is None else score.rank))
         if ranked and scaled:
-            cells.append(_td(_zero_shot_text(row), **{"class": "zero-shot"}, data_value=row.zero_shot))
+            cells.append(_td(zero_shot_text(row), **{"class": "zero-shot"}, data_value=row.zero_shot))
         for group in overview.groups:
             mean = row.means.get(group)
             cells.append(_td("" if mean is None else _number(mean.mean, mean.low, mean.high), data_group=group,

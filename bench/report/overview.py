@@ -354,7 +354,7 @@ def axis_agreement(models: list[dict[str, TaskResult]], tasks: list[str],
     return AxisAgreement(len(models), float(np.nanmean(pairs)), float(12 * spread / (k ** 2 * (n ** 3 - n))), rest)
 
 
-def _mark_pareto(rows: list[OverviewRow], axes: list[str]) -> None:
+def mark_pareto(rows: list[OverviewRow], axes: list[str]) -> None:
     """Mark the rows that no other row beats on every axis (>= on all, > on one)."""
     for row in rows:
         mine = [row.axes[a].mean for a in axes]
@@ -439,7 +439,7 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
         had = [counted[row.model][t] for t in axis_tasks if t in counted[row.model]]
         if had:
             row.zero_shot = sum(not r.provenance.trained_on_eval_dataset for r in had) / len(had)
-    _mark_pareto([row for row in ranked if len(row.axes) == len(benchmark.axes)], [a.name for a in benchmark.axes])
+    mark_pareto([row for row in ranked if len(row.axes) == len(benchmark.axes)], [a.name for a in benchmark.axes])
     partial = [row for row in rows if row not in ranked]
     first = benchmark.axes[0].name
     ranked.sort(key=lambda row: (row.axes[first].rank if first in row.axes else len(rows), row.model))

@@ -4,17 +4,17 @@ A view is what a set of ticked model kinds and results folders shows (no folder 
 box hides rows within a view and does not re-rank). For each view and each overview on the page: every ranked
 model's rank, 95% rank range and Pareto mark among the view's ranked models, as `report.overview.build_overview`
 gives them on a board of those models alone: `axis_scores` on the same shared bootstrap draws, on the benchmark's
-own scale (chance-normalised on a format-2 benchmark), `_mark_pareto`, and nobody ranked when fewer than two are
+own scale (chance-normalised on a format-2 benchmark), `mark_pareto`, and nobody ranked when fewer than two are
 shown. For each task group: the mean ranks among the view's rows with every column (`report.leaderboard`'s
-`_rank_full_rows`). The view of everything is the board itself. Views showing the same models share one entry.
+`rank_full_rows`). The view of everything is the board itself. Views showing the same models share one entry.
 """
 
 from __future__ import annotations
 
 from itertools import chain, combinations
 
-from sentibench.report.leaderboard import KINDS, Board, Group, Row, _rank_full_rows, rank_text
-from sentibench.report.overview import Overview, OverviewRow, _mark_pareto, axis_scores
+from sentibench.report.leaderboard import KINDS, Board, Group, Row, rank_full_rows, rank_text
+from sentibench.report.overview import Overview, OverviewRow, axis_scores, mark_pareto
 
 
 def view_key(kinds: tuple[str, ...], folders: tuple[str, ...]) -> str:
@@ -41,7 +41,7 @@ def ranked_rows(overview: Overview, board: Board, models: set[str]) -> list[Over
         for row, score in zip(rows, scores):
             if score is not None:
                 row.axes[axis.name] = score
-    _mark_pareto([row for row in rows if len(row.axes) == len(bench.axes)], [axis.name for axis in bench.axes])
+    mark_pareto([row for row in rows if len(row.axes) == len(bench.axes)], [axis.name for axis in bench.axes])
     return rows
 
 
@@ -50,7 +50,7 @@ def group_ranks(group: Group, models: set[str]) -> dict[str, list]:
     if group.diagnostic:
         return {}
     rows = [Row(row.model, row.kind, row.cells) for row in group.rows if row.model in models]
-    _rank_full_rows(rows, group.tasks)
+    rank_full_rows(rows, group.tasks)
     return {row.model: [row.rank, f"{row.rank:.2f}"] for row in rows if row.rank is not None}
 
 
