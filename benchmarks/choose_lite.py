@@ -59,8 +59,9 @@ def family(model: str) -> str:
 
 # ---- 1. cost -----------------------------------------------------------------------------------------------
 
-def record_texts() -> tuple[list[str], dict[str, np.ndarray]]:
-    """Every v1 task run with a recording random encoder: the distinct texts, and each task's indices into them."""
+def record_texts(tasks: list | None = None) -> tuple[list[str], dict[str, np.ndarray]]:
+    """Every v1 task (or `tasks`) run with a recording random encoder: the distinct texts, and each task's
+    indices into them."""
     from sentibench.models.catalog.baselines import RandomEncoder
     from sentibench.tasks.base import EvalContext
     from sentibench.tasks.benchmarks import required_tasks
@@ -76,7 +77,7 @@ def record_texts() -> tuple[list[str], dict[str, np.ndarray]]:
 
     table: dict[str, int] = {}
     per_task = {}
-    for task in required_tasks("sentibench-v1"):
+    for task in required_tasks("sentibench-v1") if tasks is None else tasks:
         encoder = Recording()
         task.run(encoder, EvalContext(model_name="random"))
         per_task[task.name] = np.array(sorted(table.setdefault(t, len(table)) for t in encoder.seen), dtype=np.int64)
