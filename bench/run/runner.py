@@ -19,8 +19,9 @@ from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.data.texts import every_text
-from sentibench.embed.cache import CachedEncoder, fingerprint
+from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
+from sentibench.embed.run_memory import for_the_run
 from sentibench.models import (
     card_for,
     describe,
@@ -52,8 +53,6 @@ from sentibench.run.item_locks import ItemLocks
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from sentibench.evaluation.units import UnitValues
 
 OverwriteStrategy = Literal["always", "never", "only-missing"]
@@ -78,48 +77,6 @@ class RunReport:
     failed: list[str] = field(default_factory=list)
     in_flight: list[Path] = field(default_factory=list)  # left to another run that holds them (`ItemLocks`)
     encoded: int = 0  # texts the models actually encoded (0 on a warm re-run)
-
-
-class RunMemory:
-    """The embedding store's interface over dicts: one model identity's vectors and token counts, held for
-    the length of a job, never on disk."""
-
-    path = "(the run's memory)"
-
-    def __init__(self) -> None:
-        self.vectors: dict[bytes, np.ndarray] = {}
-        self.token_counts: dict[bytes, int] = {}
-
-    def get(self, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], int]:
-        """Held vectors by key, and the rows refused (none: they never left this process)."""
-        return {key: self.vectors[key] for key in keys if key in self.vectors}, 0
-
-    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        self.vectors.update(zip(keys, vectors))
-
-    def get_token_counts(self, keys: list[bytes]) -> dict[bytes, int]:
-        return {key: self.token_counts[key] for key in keys if key in self.token_counts}
-
-    def put_token_counts(self, keys: list[bytes], counts: list[int]) -> None:
-        self.token_counts.update(zip(keys, counts))
-
-
-class RunMemoryEncoder(CachedEncoder):
-    """An encoder whose embedding cache is off (`--no-cache`, an unversioned in-process model) still
-    encodes each distinct text once per model and run: the cache's own logic over a store in memory, one
-    per identity (a baseline's fit included), so its vectors and scores equal a cold cached run's."""
-
-    def __init__(self, uncached: CachedEncoder) -> None:
-        super().__init__(uncached.base, uncached.identity, enabled=True)
-        self._memory: dict[str, RunMemory] = {}
-
-    def _store(self) -> RunMemory:  # type: ignore[override]
-        return self._memory.setdefault(fingerprint(self.current_identity()), RunMemory())
-
-
-def for_the_run(encoder: CachedEncoder) -> CachedEncoder:
-    """`encoder`, or, when its cache is off, the same encoder remembering its vectors for the run."""
-    return encoder if encoder.enabled else RunMemoryEncoder(encoder)
 
 
 def with_reference(context: EvalContext, task: Task, card: ModelCard, others: EncoderPool) -> EvalContext:
