@@ -9,14 +9,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
-from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
+from sentibench.core.provenance import refuse_dirty_committed_results
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.data.texts import every_text
 from sentibench.embed.cache import CachedEncoder
@@ -24,7 +23,6 @@ from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
 from sentibench.embed.run_memory import for_the_run
 from sentibench.models import (
     card_for,
-    describe,
     load_encoder,
     load_trainable,
     open_encoder,
@@ -35,6 +33,7 @@ from sentibench.models.catalog.cards import ModelCard
 from sentibench.models.catalog.inprocess import InProcessModel, as_model
 from sentibench.models.catalog.kinds import fit_on_train_split, model_kind
 from sentibench.models.catalog.trained import training_trace
+from sentibench.results.provenance import provenance_of
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
     NOT_RESULTS,
@@ -125,25 +124,9 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     started = time.perf_counter()
     evaluation = task.run(encoder, context)
     elapsed = time.perf_counter() - started
-    provenance = {
-        "model": {**describe(card), "normalize": _normalises(card, encoder),
-                  "weights_sha256": getattr(encoder, "identity", {}).get("weights")},
-        "task": {"name": task.name, "type": task.metadata.type, "version": task.metadata.version,
-                 "groups": list(task.metadata.groups), "main_score": task.metadata.main_score,
-                 "greater_is_better": task.metadata.greater_is_better(), "reference": task.metadata.reference,
-                 "tolerance": task.metadata.tolerance, "fine_tunes": task.metadata.fine_tunes},
-        "main_split": task.metadata.eval_splits[0],
-        "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
-                    "sources": list(dataset.sources)},
-        "trained_on_eval_dataset": task.metadata.dataset in card.training_data,
-        "seed": context.seed,
-        "limit": context.limit,
-        "details": evaluation.details,
-        "versions": versions(),
-        "git_commit": git_commit(),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-    return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance), evaluation.units
+    made = provenance_of(card, task, dataset, context, evaluation.details, _normalises(card, encoder),
+                         getattr(encoder, "identity", {}).get("weights"))
+    return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, made), evaluation.units
 
 
 def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, device: str | None,
