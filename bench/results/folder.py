@@ -6,6 +6,7 @@ weights (`keep_one_weights`) and an item is evaluated by one run at a time (`tak
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Literal
@@ -44,6 +45,14 @@ class ResultsFolder:
         self._locks = ItemLocks()
         self._kept: dict[Path, dict[str, list[str]]] = {}  # revision folder -> weights kept there -> their tasks
         self._traces: dict[Path, dict] = {}  # revision folder -> how its checkpoint was trained (not yet logged)
+
+    def check_writable(self) -> None:
+        """Create the folder, or a one-line error when it cannot be written."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=self.root).close()
+        except OSError as error:
+            raise BenchError(f"output folder {self.root} is not a writable folder ({error.strerror})") from None
 
     def path_for(self, model: str, revision: str, task: str | None = None, dtype: str = "float32") -> Path:
         """The result file of `model` at `revision` on `task` (`task_result.result_path`); without a task, the

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
@@ -106,7 +105,7 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, made), evaluation.units
 
 
-def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, device: str | None,
+def _check_arguments(folder: ResultsFolder, batch_size: int, limit: int | None, device: str | None,
                      smoke_training: int | None = None) -> None:
     """Every argument checked before any work, so a bad one never reaches the cache or a result."""
     if not isinstance(batch_size, int) or batch_size < 1:
@@ -116,12 +115,7 @@ def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, de
             raise BenchError(f"{what} must be a whole number of at least 1 (or none), got {value!r}")
     if device:
         pick_device(device)
-    folder = Path(output_folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError as error:
-        raise BenchError(f"output folder {folder} is not a writable folder ({error.strerror})") from None
+    folder.check_writable()
 
 
 EncoderFactory = Callable[[ModelCard], CachedEncoder]
@@ -355,11 +349,11 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     capped at that many steps (its own checkpoint and revision; the results are smoke runs, kept off the
     leaderboard like `limit`). An item another run into the same folder is evaluating is left to it
     (`sentibench.results.item_locks`)."""
-    _check_arguments(output_folder, batch_size, limit, device, smoke_training)
+    folder = ResultsFolder(output_folder)
+    _check_arguments(folder, batch_size, limit, device, smoke_training)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
     report = RunReport()
-    folder = ResultsFolder(output_folder)
     references: dict[str, str] = {}  # card name -> its reference model R, where R is another card
     jobs = []
     for model in models:
@@ -384,7 +378,7 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
         revision_folder = folder.path_for(card.name, card.revision, dtype=card.dtype)
         folder.keep_one_weights(revision_folder, {item.path for item in pending})  # mixed weights: never done
         if pending:
-            refuse_dirty_committed_results(output_folder)
+            refuse_dirty_committed_results(folder.root)
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             trained_here = model_kind(card.loader).from_recipe and card.checkpoint
             trace = training_trace(Path(card.checkpoint)) if trained_here else None
