@@ -442,9 +442,9 @@ def test_tiny_bert_learns_the_toy_set_with_the_pooled_linear_head_on_the_same_dr
 def test_a_fine_tuned_result_of_the_older_version_is_stale_everywhere(tmp_path):
     """Made by version 1 (the pooled-linear head): the leaderboard leaves it out, `bench run` (only-missing)
     re-runs it, and the catalogue check of `bench reproduce` / `bench submit` names the version."""
+    from sentibench.results.folder import ResultsFolder
     from sentibench.results.store import current
     from sentibench.results.task_result import read_result, result_path, task_result, write_result
-    from sentibench.run.runner import _is_done
     from sentibench.submission.reproduce import check_against_catalog
     from sentibench.tasks.registry import all_tasks
 
@@ -456,7 +456,8 @@ def test_a_fine_tuned_result_of_the_older_version_is_stale_everywhere(tmp_path):
                                                  {"task": {"version": version}, "main_split": "test", "limit": None}))
     old, new = read_result(paths[1]), read_result(paths[2])
     assert current([old, new]) == ([new], [old])
-    assert _is_done(paths[2], task, None, "only-missing") and not _is_done(paths[1], task, None, "only-missing")
+    done = ResultsFolder(tmp_path).is_done
+    assert done(paths[2], task, None, "only-missing") and not done(paths[1], task, None, "only-missing")
     assert any("made by task version 1, the harness has version 2" in p for p in check_against_catalog(old))
 
 

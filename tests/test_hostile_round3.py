@@ -393,8 +393,8 @@ def test_two_runs_into_one_folder_evaluate_each_item_once(tmp_path):
 def test_an_item_locked_by_another_run_is_left_to_it_and_a_stale_lock_file_blocks_nothing(tmp_path, capsys,
                                                                                           fixture_task):
     from sentibench.models.catalog.cards import get_card
+    from sentibench.results.item_locks import ItemLocks, lock_path
     from sentibench.results.task_result import result_path
-    from sentibench.run.item_locks import ItemLocks, lock_path
 
     path = result_path(tmp_path, "random", get_card("random").revision, fixture_task.name)
     with ItemLocks() as other_run:

@@ -142,7 +142,7 @@ def test_a_site_in_the_working_folder_is_one_line_and_leaves_no_staging(tmp_path
 
 
 def test_a_dangling_lock_link_is_refused_and_nothing_is_made_outside(tmp_path):
-    from sentibench.run.item_locks import ItemLocks, lock_path
+    from sentibench.results.item_locks import ItemLocks, lock_path
 
     result = tmp_path / "out" / "m" / "r" / "task.json"
     result.parent.mkdir(parents=True)

@@ -30,7 +30,7 @@ def home(tmp_path, monkeypatch, fixture_task):
     """A fresh sentibench home (its own cards), results stamped with a clean commit, a one-task suite (whatever
     the benchmark)."""
     monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr("sentibench.run.runner.git_commit", lambda: CLEAN_COMMIT)
+    monkeypatch.setattr("sentibench.results.provenance.git_commit", lambda: CLEAN_COMMIT)
     monkeypatch.setattr("sentibench.submission.submit.required_tasks", lambda benchmark=None: [fixture_task])
     return tmp_path / "home"
 

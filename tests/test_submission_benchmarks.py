@@ -41,7 +41,7 @@ def _benchmark(name: str, tasks: list[str], sha256: str | None = None) -> Benchm
 def benchmarks(tmp_path, monkeypatch, fixture_task):
     """A fresh home, results stamped with a clean commit, and three fixture benchmarks (removed afterwards)."""
     monkeypatch.setenv("SENTIBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr("sentibench.run.runner.git_commit", lambda: CLEAN_COMMIT)
+    monkeypatch.setattr("sentibench.results.provenance.git_commit", lambda: CLEAN_COMMIT)
     before = BENCHMARKS.snapshot()
     made = {name: register_benchmark(_benchmark(name, tasks)) for name, tasks in [
         ("fixture-one", [TASK]), ("fixture-two", [TASK, OTHER]), ("fixture-three", [TASK, OTHER, PROBE])]}

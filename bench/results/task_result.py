@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from sentibench.core.errors import BenchError, one_line
 from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, read_json, read_regular
-from sentibench.results.schema import TaskResult
+from sentibench.results.schema import Provenance, TaskResult
 from sentibench.results.training_log import TRAINING_FILE
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -98,7 +98,7 @@ def without_nan(value: Any) -> Any:
 
 
 def task_result(task_name: str, dataset_revision: str, scores: dict[str, dict[str, Any]],
-                evaluation_time: float, provenance: dict[str, Any]) -> TaskResult:
+                evaluation_time: float, provenance: Provenance | dict[str, Any]) -> TaskResult:
     """A fresh result in MTEB's layout: scores[split] is a list with one entry per subset ("default");
     what the task produced is checked as a read file is (a bad value is one line naming the task)."""
     data = without_nan({

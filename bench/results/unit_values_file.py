@@ -3,10 +3,9 @@ runner, the sweep, the board, `bench compare` and submissions share one format (
 owns every file a result is made of). The values are `evaluation.units.UnitValues`; the file holds them as
 float32 with their unit, resampling method and units hash.
 
-`write_result_files` writes a result with its sidecar in the order a reader can trust: the sidecar first (a
-result never points at missing unit values), an older sidecar removed when the new result has none, the JSON
-last. `files_digest` is the sha256 of a result's JSON and sidecar bytes, computed once per read result: the
-keys of the board's caches, which are pure functions of those files.
+`results.folder.ResultsFolder.save` writes a result with its sidecar, sidecar first. `files_digest` is the
+sha256 of a result's JSON and sidecar bytes, computed once per read result: the keys of the board's caches,
+which are pure functions of those files.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from sentibench.core.io import UNITS_MAX_BYTES, atomic_write_bytes, read_regular
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import file_bytes, write_result
+from sentibench.results.task_result import file_bytes
 
 if TYPE_CHECKING:  # numpy loads only where values are saved or read: a run with nothing to do never pays for it
     from sentibench.evaluation.units import UnitValues
@@ -59,15 +58,6 @@ def result_units(result: TaskResult) -> UnitValues | None:
     """The unit values stored beside a read result, or None when it has none."""
     path = units_path(result.path)
     return load_units(path) if path.exists() else None
-
-
-def write_result_files(path: Path, result: TaskResult, units: UnitValues | None) -> None:
-    """The result at `path` with its unit values (or none): sidecar first, JSON last."""
-    if units is not None:
-        save_units(units_path(path), units)
-    else:  # never leave an older run's values beside a new result
-        units_path(path).unlink(missing_ok=True)
-    write_result(path, result)
 
 
 def result_files(result: TaskResult) -> list[Path]:

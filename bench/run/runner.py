@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
-from sentibench.core.provenance import git_commit, refuse_dirty_committed_results, versions
+from sentibench.core.provenance import refuse_dirty_committed_results
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.data.texts import every_text
-from sentibench.embed.cache import CachedEncoder, fingerprint
+from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
+from sentibench.embed.run_memory import for_the_run
 from sentibench.models import (
     card_for,
-    describe,
     load_encoder,
     load_trainable,
     open_encoder,
@@ -34,29 +32,15 @@ from sentibench.models.catalog.cards import ModelCard
 from sentibench.models.catalog.inprocess import InProcessModel, as_model
 from sentibench.models.catalog.kinds import fit_on_train_split, model_kind
 from sentibench.models.catalog.trained import training_trace
+from sentibench.results.folder import OverwriteStrategy, ResultsFolder
+from sentibench.results.provenance import provenance_of
 from sentibench.results.schema import TaskResult
-from sentibench.results.task_result import (
-    NOT_RESULTS,
-    check_one_weights_per_folder,
-    describe_weights,
-    read_result,
-    recorded_weights,
-    result_path,
-    results_folder,
-    task_result,
-    weights_by_task,
-)
-from sentibench.results.training_log import from_trace, write_training_log
-from sentibench.results.unit_values_file import write_result_files
-from sentibench.run.item_locks import ItemLocks
+from sentibench.results.task_result import task_result
 from sentibench.tasks.base import EvalContext, Task
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from sentibench.evaluation.units import UnitValues
 
-OverwriteStrategy = Literal["always", "never", "only-missing"]
 DEFAULT_MODEL = "all-minilm-l6-v2"
 DEFAULT_TASKS = ("sgts",)
 
@@ -76,50 +60,8 @@ class RunReport:
     skipped: list[Path] = field(default_factory=list)
     unavailable: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
-    in_flight: list[Path] = field(default_factory=list)  # left to another run that holds them (`ItemLocks`)
+    in_flight: list[Path] = field(default_factory=list)  # left to another run that holds them (`ResultsFolder.take`)
     encoded: int = 0  # texts the models actually encoded (0 on a warm re-run)
-
-
-class RunMemory:
-    """The embedding store's interface over dicts: one model identity's vectors and token counts, held for
-    the length of a job, never on disk."""
-
-    path = "(the run's memory)"
-
-    def __init__(self) -> None:
-        self.vectors: dict[bytes, np.ndarray] = {}
-        self.token_counts: dict[bytes, int] = {}
-
-    def get(self, keys: list[bytes]) -> tuple[dict[bytes, np.ndarray], int]:
-        """Held vectors by key, and the rows refused (none: they never left this process)."""
-        return {key: self.vectors[key] for key in keys if key in self.vectors}, 0
-
-    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        self.vectors.update(zip(keys, vectors))
-
-    def get_token_counts(self, keys: list[bytes]) -> dict[bytes, int]:
-        return {key: self.token_counts[key] for key in keys if key in self.token_counts}
-
-    def put_token_counts(self, keys: list[bytes], counts: list[int]) -> None:
-        self.token_counts.update(zip(keys, counts))
-
-
-class RunMemoryEncoder(CachedEncoder):
-    """An encoder whose embedding cache is off (`--no-cache`, an unversioned in-process model) still
-    encodes each distinct text once per model and run: the cache's own logic over a store in memory, one
-    per identity (a baseline's fit included), so its vectors and scores equal a cold cached run's."""
-
-    def __init__(self, uncached: CachedEncoder) -> None:
-        super().__init__(uncached.base, uncached.identity, enabled=True)
-        self._memory: dict[str, RunMemory] = {}
-
-    def _store(self) -> RunMemory:  # type: ignore[override]
-        return self._memory.setdefault(fingerprint(self.current_identity()), RunMemory())
-
-
-def for_the_run(encoder: CachedEncoder) -> CachedEncoder:
-    """`encoder`, or, when its cache is off, the same encoder remembering its vectors for the run."""
-    return encoder if encoder.enabled else RunMemoryEncoder(encoder)
 
 
 def with_reference(context: EvalContext, task: Task, card: ModelCard, others: EncoderPool) -> EvalContext:
@@ -144,16 +86,6 @@ class EncoderPool:
         return self.loaded[name]
 
 
-def _is_done(path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy) -> bool:
-    if strategy == "always" or not path.exists():
-        return False
-    if strategy == "never":
-        return True
-    stored = read_result(path)  # a file that does not parse is an error, never silently overwritten
-    return (set(task.metadata.eval_splits) <= set(stored.scores) and stored.provenance.limit == limit
-            and stored.provenance.task.version == task.metadata.version)
-
-
 def _normalises(card: ModelCard, encoder: CachedEncoder) -> bool:
     """What the pipeline really does (a sentence-transformers Normalize module counts), not the card's default."""
     effective = getattr(encoder, "normalize", None)
@@ -168,28 +100,12 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     started = time.perf_counter()
     evaluation = task.run(encoder, context)
     elapsed = time.perf_counter() - started
-    provenance = {
-        "model": {**describe(card), "normalize": _normalises(card, encoder),
-                  "weights_sha256": getattr(encoder, "identity", {}).get("weights")},
-        "task": {"name": task.name, "type": task.metadata.type, "version": task.metadata.version,
-                 "groups": list(task.metadata.groups), "main_score": task.metadata.main_score,
-                 "greater_is_better": task.metadata.greater_is_better(), "reference": task.metadata.reference,
-                 "tolerance": task.metadata.tolerance, "fine_tunes": task.metadata.fine_tunes},
-        "main_split": task.metadata.eval_splits[0],
-        "dataset": {"name": dataset.spec.name, "content_hash": dataset.content_hash, "recipe": dataset.spec.recipe,
-                    "sources": list(dataset.sources)},
-        "trained_on_eval_dataset": task.metadata.dataset in card.training_data,
-        "seed": context.seed,
-        "limit": context.limit,
-        "details": evaluation.details,
-        "versions": versions(),
-        "git_commit": git_commit(),
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-    return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, provenance), evaluation.units
+    made = provenance_of(card, task, dataset, context, evaluation.details, _normalises(card, encoder),
+                         getattr(encoder, "identity", {}).get("weights"))
+    return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, made), evaluation.units
 
 
-def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, device: str | None,
+def _check_arguments(folder: ResultsFolder, batch_size: int, limit: int | None, device: str | None,
                      smoke_training: int | None = None) -> None:
     """Every argument checked before any work, so a bad one never reaches the cache or a result."""
     if not isinstance(batch_size, int) or batch_size < 1:
@@ -199,12 +115,7 @@ def _check_arguments(output_folder: Path, batch_size: int, limit: int | None, de
             raise BenchError(f"{what} must be a whole number of at least 1 (or none), got {value!r}")
     if device:
         pick_device(device)
-    folder = Path(output_folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError as error:
-        raise BenchError(f"output folder {folder} is not a writable folder ({error.strerror})") from None
+    folder.check_writable()
 
 
 EncoderFactory = Callable[[ModelCard], CachedEncoder]
@@ -366,44 +277,14 @@ def _dataset_texts(name: str) -> set[str]:
     return set(every_text(dataset))
 
 
-class OneWeightsPerFolder:
-    """Keeps a results folder to one set of weights (`check_one_weights_per_folder`): before a run counts
-    anything in a folder as done or writes there, the weights of the results it keeps there (every one it
-    does not replace) are read, and kept results of two weights stop the run; a new result whose weights
-    differ from the kept ones stops it before it writes anything there."""
-
-    def __init__(self) -> None:
-        self._kept: dict[Path, dict[str, list[str]]] = {}
-
-    def expect(self, folder: Path, replaced: set[Path]) -> None:
-        kept = [read_result(path) for path in sorted(folder.glob("*.json"))
-                if path not in replaced and path.name not in NOT_RESULTS]
-        check_one_weights_per_folder(kept)
-        self._kept[folder] = weights_by_task(kept)
-
-    def check(self, path: Path, result: TaskResult) -> None:
-        weights = recorded_weights(result)
-        others = {w: tasks for w, tasks in self._kept.get(path.parent, {}).items() if w != weights}
-        if weights is not None and others:
-            raise BenchError(f"{path.parent} holds results of other weights, {describe_weights(others)}, and "
-                             f"this run's checkpoint has {weights[:12]} (re-trained under the same revision?): "
-                             "nothing written there; re-run every task of the model with --overwrite-strategy "
-                             "always, or give the card a new revision")
-
-
 def _record(report: RunReport, item: RunItem, outcome: ItemOutcome | ItemFailed, progress: str,
-            guard: OneWeightsPerFolder, traces: dict[Path, dict]) -> None:
-    """The driver's side of an item: write its result (atomically; the driver is the only writer), and with
-    the first result written into a folder, the training log of the checkpoint that made it (`traces`)."""
+            folder: ResultsFolder) -> None:
+    """The driver's side of an item: its result saved into `folder` (the driver is the only writer)."""
     if isinstance(outcome, ItemFailed):
         outcome = ItemOutcome(problem=outcome.message)
     report.encoded += outcome.encoded
     if outcome.result is not None:
-        guard.check(item.path, outcome.result)
-        write_result_files(item.path, outcome.result, outcome.units)
-        trace = traces.pop(item.path.parent, None)
-        if trace is not None:
-            write_training_log(item.path.parent, from_trace(trace, recorded_weights(outcome.result)))
+        folder.save(item.path, outcome.result, outcome.units)
         report.written.append(item.path)
         print(f"{progress} {item.label}: done -> {item.path}", file=sys.stderr)
     elif outcome.unavailable:
@@ -438,16 +319,17 @@ def _after_references(jobs: list[Job], references: dict[str, str]) -> list[Job]:
     return first + [replace(job, after=bases_jobs(job)) for job, wait in zip(jobs, waits) if wait]
 
 
-def _claim(job: Job, locks: ItemLocks, report: RunReport, limit: int | None, strategy: OverwriteStrategy) -> Job:
+def _claim(job: Job, folder: ResultsFolder, report: RunReport, limit: int | None, strategy: OverwriteStrategy
+           ) -> Job:
     """`job` with only the items this run now holds the lock of: an item another run holds is left to it (in
     flight there, not done), and one finished since this run looked is done."""
     kept = []
     for item in job.items:
-        if not locks.take(item.path):
+        if not folder.take(item.path):
             report.in_flight.append(item.path)
             print(f"{item.label}: in flight in another process, left to it", file=sys.stderr)
-        elif _is_done(item.path, item.task, limit, strategy):
-            locks.release(item.path)
+        elif folder.is_done(item.path, item.task, limit, strategy):
+            folder.release(item.path)
             report.skipped.append(item.path)
         else:
             kept.append(item)
@@ -466,13 +348,12 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     each trained card's whole pipeline with every training loop (its training, its few-shot fine-tuning)
     capped at that many steps (its own checkpoint and revision; the results are smoke runs, kept off the
     leaderboard like `limit`). An item another run into the same folder is evaluating is left to it
-    (`sentibench.run.item_locks`)."""
-    _check_arguments(output_folder, batch_size, limit, device, smoke_training)
+    (`sentibench.results.item_locks`)."""
+    folder = ResultsFolder(output_folder)
+    _check_arguments(folder, batch_size, limit, device, smoke_training)
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
     report = RunReport()
-    guard = OneWeightsPerFolder()
-    traces: dict[Path, dict] = {}  # results folder -> how its checkpoint was trained
     references: dict[str, str] = {}  # card name -> its reference model R, where R is another card
     jobs = []
     for model in models:
@@ -489,27 +370,27 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
             card = smoke_trained(card, smoke_training)
         pending = []
         for task in tasks:
-            path = result_path(output_folder, card.name, card.revision, task.name, card.dtype)
-            if _is_done(path, task, limit, overwrite):
+            path = folder.path_for(card.name, card.revision, task.name, card.dtype)
+            if folder.is_done(path, task, limit, overwrite):
                 report.skipped.append(path)
             else:
                 pending.append(RunItem(card.name, task, path))
-        guard.expect(results_folder(output_folder, card.name, card.revision, card.dtype),
-                     {item.path for item in pending})  # a folder mixing two weights is never done
+        revision_folder = folder.path_for(card.name, card.revision, dtype=card.dtype)
+        folder.keep_one_weights(revision_folder, {item.path for item in pending})  # mixed weights: never done
         if pending:
-            refuse_dirty_committed_results(output_folder)
+            refuse_dirty_committed_results(folder.root)
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             trained_here = model_kind(card.loader).from_recipe and card.checkpoint
             trace = training_trace(Path(card.checkpoint)) if trained_here else None
             if trace is not None:
-                traces[pending[0].path.parent] = trace
+                folder.log_training(revision_folder, trace)
             jobs += _jobs(pending, model, card, settings)
             if card.reference_model not in (None, card.name):
                 references[card.name] = card.reference_model
-    with ItemLocks() as locks:
-        jobs = _after_references([job for job in (_claim(job, locks, report, limit, overwrite) for job in jobs)
+    with folder:
+        jobs = _after_references([job for job in (_claim(job, folder, report, limit, overwrite) for job in jobs)
                                   if job.items], references)
         total = sum(len(job.items) for job in jobs)
         for done, (item, outcome) in enumerate(settings.executor.run(jobs), 1):
-            _record(report, item, outcome, f"[{done}/{total}]", guard, traces)
+            _record(report, item, outcome, f"[{done}/{total}]", folder)
     return report

@@ -24,8 +24,8 @@ from sentibench.core.paths import cache_dir
 from sentibench.models import card_for, load_encoder
 from sentibench.models.catalog.cards import ModelCard
 from sentibench.models.catalog.trained import DONE_FILE, current_checkpoint, train, trained_with
+from sentibench.results.folder import ResultsFolder
 from sentibench.results.schema import TaskResult
-from sentibench.results.unit_values_file import write_result_files
 from sentibench.run.runner import EncoderPool, evaluate_one, with_reference
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.registry import resolve
@@ -67,8 +67,7 @@ def _score(configuration: Configuration, card: ModelCard, folder: Path, device: 
                           reference_model=card.reference_model)
     context = with_reference(context, task, card, EncoderPool({card.name: encoder}, device, True))
     result, unit_values = evaluate_one(card, encoder, task, context)
-    path = folder / f"{task.name}.json"
-    write_result_files(path, result, unit_values)
+    ResultsFolder(folder).save(folder / f"{task.name}.json", result, unit_values)
     return result
 
 
