@@ -297,13 +297,37 @@ def lite_benchmark(chosen: list[str]):
 
 # ---- main ----------------------------------------------------------------------------------------------------
 
-def main() -> int:
+PAGE, BLOCK = "docs/benchmarks.md", "lite-v2"
+
+
+def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
+    """docs/benchmarks.md's block `lite-v2`: this script's report on the committed results under `root` (the
+    choice checked against the released manifest, the costs, and the out-of-sample validation), as printed."""
+    import contextlib
+    import io
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        main(["--results", str(root / "results")])
+    lines = [line.replace(str(root) + "/", "") for line in printed.getvalue().splitlines() if line.strip()]
+    return {PAGE: {BLOCK: "".join(f"    {line}\n" for line in lines)}}
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("results"), help="results folder (default results/)")
     parser.add_argument("--costs", action="store_true", help=f"record the new tasks' texts into {COSTS.name} first")
     parser.add_argument("--write", action="store_true", help=f"write {MANIFEST.relative_to(ROOT)} from the choice")
     parser.add_argument("--smoke", action="store_true", help="CI: the same, from the committed files")
-    args = parser.parse_args()
+    parser.add_argument("--docs", action="store_true", help=f"rewrite {PAGE}'s generated block `{BLOCK}`")
+    args = parser.parse_args(argv)
+    if args.docs:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from doc_blocks import write  # a sibling script
+
+        for page in write(doc_blocks(ROOT), ROOT):
+            print(f"rewrote {page}")
+        return 0
     from sentibench.tasks.benchmarks import get_benchmark, manifest_text
 
     if args.costs:
