@@ -184,6 +184,18 @@ def test_kendalls_w_and_the_mean_rho_agree_with_their_textbook_definitions():
     assert found.with_rest["c"] == pytest.approx(-0.8944271909999159)
 
 
+def test_the_boards_spearman_is_scipys_with_ties():
+    from scipy.stats import rankdata, spearmanr
+
+    from sentibench.report.overview import average_ranks, spearman
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a, b = rng.integers(0, 5, size=9).astype(float), rng.normal(size=9)
+        assert average_ranks(a) == pytest.approx(rankdata(a))
+        assert spearman(a, b) == pytest.approx(spearmanr(a, b)[0])
+
+
 def test_nobody_is_ranked_with_fewer_than_two_complete_models(results):
     for model in ("tuned", "random"):
         for path in (results / model).rglob("*.json"):

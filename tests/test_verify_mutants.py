@@ -42,6 +42,7 @@ from sentibench.submission.verify import (
     unreachable,
     verify,
 )
+from sentibench.tasks.benchmarks import CURRENT
 
 OTHER = "sgts-paper-fixture-reviews"
 REVISION = "sha256-seeded-normal-v1"  # the packaged random card's revision
@@ -390,14 +391,14 @@ def test_a_verified_submission_its_verdict_and_its_record(submission, tmp_path):
     assert (verdict.card.name, verdict.status, verdict.tasks, verdict.seed, verdict.reason) == (
         "random", "verified", 2, 5, "")
     assert (verdict.merged_into, verdict.installed, verdict.benchmark) == (
-        target, "card 'random' is already known here", "sentibench-v1")
+        target, "card 'random' is already known here", CURRENT)
     assert 0 <= verdict.seconds < 60
     assert sorted(r.task for r in verdict.reruns) == sorted([TASK, OTHER])
     assert all(r.rerun == r.stored == _main_score(submission, r.task) for r in verdict.reruns)
     record = json.loads((target / "verification.json").read_text())
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record.pop("verified_at"))
     assert record == {
-        "benchmark": "sentibench-v1", "status": "verified", "reason": "", "tasks": 2, "rerun_count": 2,
+        "benchmark": CURRENT, "status": "verified", "reason": "", "tasks": 2, "rerun_count": 2,
         "sample_seed": 5,
         "sample_fraction": 1.0, "sample_minimum": 3,
         "reruns": [{"task": r.task, "stored": r.stored, "rerun": r.rerun, "tolerance": r.tolerance}

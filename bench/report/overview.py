@@ -335,22 +335,38 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
     return out
 
 
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of `values`, ties sharing their mean rank (scipy's `rankdata` default, without importing scipy:
+    the board imports no heavy library)."""
+    values = np.asarray(values, dtype=np.float64)
+    positions = np.empty(len(values))
+    positions[np.argsort(values, kind="mergesort")] = np.arange(1, len(values) + 1)
+    _, tie_group = np.unique(values, return_inverse=True)
+    return (np.bincount(tie_group, weights=positions) / np.bincount(tie_group))[tie_group]
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman's rho: Pearson's r of the average ranks; NaN when either side is constant."""
+    x, y = average_ranks(a), average_ranks(b)
+    x, y = x - x.mean(), y - y.mean()
+    scale = np.sqrt((x * x).sum() * (y * y).sum())
+    return float((x * y).sum() / scale) if scale > 0 else float("nan")
+
+
 def axis_agreement(models: list[dict[str, TaskResult]], tasks: list[str],
                    chance: dict[str, float] | None = None) -> AxisAgreement | None:
     """The agreement of `tasks` over `models` (every model has every task), in-domain results included; None
     with fewer than three models or two tasks."""
-    from scipy.stats import rankdata, spearmanr
-
     if len(models) < 3 or len(tasks) < 2:
         return None
     scores = np.array([[m[t].main_score() for m in models] for t in tasks], dtype=np.float64)   # [T, M]
     if chance:
         scores = chance_normalised(scores, np.array([chance[t] for t in tasks], dtype=np.float64))
-    pairs = [spearmanr(scores[i], scores[j])[0] for i in range(len(tasks)) for j in range(i + 1, len(tasks))]
-    ranks = np.vstack([rankdata(row) for row in scores])
+    pairs = [spearman(scores[i], scores[j]) for i in range(len(tasks)) for j in range(i + 1, len(tasks))]
+    ranks = np.vstack([average_ranks(row) for row in scores])
     n, k = ranks.shape[1], ranks.shape[0]
     spread = ((ranks.sum(axis=0) - k * (n + 1) / 2) ** 2).sum()
-    rest = {t: float(spearmanr(scores[i], np.delete(scores, i, axis=0).mean(axis=0))[0]) for i, t in enumerate(tasks)}
+    rest = {t: spearman(scores[i], np.delete(scores, i, axis=0).mean(axis=0)) for i, t in enumerate(tasks)}
     return AxisAgreement(len(models), float(np.nanmean(pairs)), float(12 * spread / (k ** 2 * (n ** 3 - n))), rest)
 
 
