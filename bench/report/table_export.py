@@ -17,7 +17,7 @@ from typing import Any
 
 from sentibench.core.io import write_output
 from sentibench.report.leaderboard import Board
-from sentibench.report.overview import GEOMETRY, OverviewRow
+from sentibench.report.overview import GEOMETRY, Overview, OverviewRow
 
 FIELDS = ("table", "model", "kind", "folder", "column", "metric", "value", "low", "high", "rank", "rank_low",
           "rank_high", "coverage", "marks")
@@ -27,16 +27,21 @@ def _x100(value: float | None) -> float | None:
     return None if value is None else round(100 * value, 6)
 
 
-def _overview_records(board: Board, row: OverviewRow, ranked: bool) -> list[dict[str, Any]]:
-    overview = board.overview
-    base = {"table": "overview" if ranked else "overview (partial coverage)", "model": row.model, "kind": row.kind,
+def _overview_records(board: Board, overview: Overview, row: OverviewRow, ranked: bool) -> list[dict[str, Any]]:
+    """A row's overview records; a section after the lead names its benchmark in the table (`overview: NAME`)."""
+    table = "overview" if ranked else "overview (partial coverage)"
+    if overview is not board.overview:
+        table += f": {overview.benchmark.name}"
+    base = {"table": table, "model": row.model, "kind": row.kind,
             "folder": str(board.folders.get(row.model, "")), "coverage": f"{row.covered}/{overview.required}"}
     records = []
     for axis in overview.benchmark.axes:
         score = row.axes.get(axis.name)
         if score is not None:
             marks = ([f"{score.tasks}/{score.of} tasks"] if score.tasks < score.of else []) + (
-                ["pareto"] if row.pareto and ranked else [])
+                ["pareto"] if row.pareto and ranked else []) + (
+                [f"zero-shot {100 * row.zero_shot:.0f}%"] if overview.benchmark.chance and row.zero_shot is not None
+                else [])
             records.append({**base, "column": axis.name, "metric": "axis mean", "value": _x100(score.mean),
                             "low": _x100(score.low), "high": _x100(score.high), "rank": score.rank,
                             "rank_low": score.rank_low, "rank_high": score.rank_high, "marks": ";".join(marks)})
@@ -53,10 +58,11 @@ def _overview_records(board: Board, row: OverviewRow, ranked: bool) -> list[dict
 def board_records(board: Board) -> list[dict[str, Any]]:
     """Every number of the board, one record per (table, model, column), in the board's order."""
     records = []
-    for row in board.overview.ranked:
-        records += _overview_records(board, row, True)
-    for row in board.overview.partial:
-        records += _overview_records(board, row, False)
+    for overview in (board.overview, *board.sections):
+        for row in overview.ranked:
+            records += _overview_records(board, overview, row, True)
+        for row in overview.partial:
+            records += _overview_records(board, overview, row, False)
     for group in board.groups:
         for row in group.rows:
             for task in group.tasks:
