@@ -24,9 +24,11 @@ def test_generated_blocks_are_current(script: str, tmp_path: Path):
     """In a fresh process: this session's test plug-ins must not change what the generators read."""
     if script in NEEDS and importlib.util.find_spec(NEEDS[script]) is None:
         message = f"{script} needs the optional extra {NEEDS[script]}"
-        if os.environ.get("CI"):  # CI installs every extra the README's test command names: a skip there hides a gap
-            pytest.fail(message)
-        pytest.skip(message)
+        assert not os.environ.get("CI"), message  # CI installs every extra the README's test command names
+        # without the extra the block cannot be regenerated here; it must still name the command that refreshes it
+        found = [b for b in doc_blocks.find_blocks(ROOT) if b.command == doc_blocks.command(script)]
+        assert found, f"no block names `{doc_blocks.command(script)}`"
+        return
     env = {**os.environ, "SENTIBENCH_HOME": str(tmp_path / "home"), "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "doc_blocks.py"), "--check", script],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
