@@ -87,20 +87,27 @@ class LinearProbe(Task):
                    "max_eval": self.max_eval, "limit": limit, "seed": seed, "dataset_hash": prepared.content_hash}
         return Evaluation({"test": scored.scores}, details, scored.units)
 
-def probe_family(spec: DatasetSpec) -> LinearProbe | None:
-    """Every packaged sentiment dataset: k-fold over all splits for a small one, seeded caps for a costly one."""
-    if not (spec.offline and spec.is_labelled and spec.has("sentiment")):
-        return None
+def _probe(spec: DatasetSpec, cap: int | None, lite: bool) -> LinearProbe:
     folds = 10 if spec.has("small") else None
     how = (" 10-fold CV over all splits (small set)." if folds else "") + (
-        f" Seeded samples of at most {spec.max_examples:,} examples per split." if spec.max_examples else "")
+        f" Seeded samples of at most {cap:,} examples per split." if cap else "") + (
+        f" The lite version of probe-{spec.name}: each split's sample is a subset of that task's." if lite else "")
     return LinearProbe(TaskMetadata(
-        name=f"probe-{spec.name}", type="Classification", dataset=spec.name, eval_splits=("test",),
-        main_score="accuracy", version=3,
+        name=f"probe-{spec.name}{'-lite' if lite else ''}", type="Classification", dataset=spec.name,
+        eval_splits=("test",), main_score="accuracy", version=3,
         description=f"Linear probe (logistic regression, L2 tuned on dev) on frozen embeddings of {spec.name} "
                     f"({len(spec.label_names)} classes).{how}",
         reference="SentEval (Conneau & Kiela 2018) linear-probe protocol; SentiCSE (Kim et al. 2024) §4.4",
-        groups=("probe",)), folds=folds, max_train=spec.max_examples, max_eval=spec.max_examples)
+        groups=("probe-lite" if lite else "probe",)), folds=folds, max_train=cap, max_eval=cap)
+
+
+def probe_family(spec: DatasetSpec) -> list[LinearProbe] | None:
+    """Every packaged sentiment dataset: k-fold over all splits for a small one, seeded caps for a costly one; a
+    dataset with `lite_examples` also gets `probe-NAME-lite` at that cap (a subset of each split's full sample)."""
+    if not (spec.offline and spec.is_labelled and spec.has("sentiment")):
+        return None
+    return [_probe(spec, spec.max_examples, False)] + ([_probe(spec, spec.lite_examples, True)]
+                                                       if spec.lite_examples else [])
 
 
 register_family("probe", probe_family)

@@ -42,17 +42,20 @@ class SgTSTask(Task):
     """SgTS on one dataset's test split, under the all-pairs design (or SentiCSE's, `design="paper"`)."""
 
     def __init__(self, dataset: str, max_per_class: int | None = None, split: str = "test",
-                 design: Design = "all-pairs") -> None:
+                 design: Design = "all-pairs", lite: bool = False) -> None:
         self.max_per_class, self.design = max_per_class, design
         paper = design == "paper"
         cap = f" over at most {max_per_class} sentences per class" if max_per_class else ""
+        group = "sgts-paper" if paper else "sgts-lite" if lite else "sgts"
         self.metadata = TaskMetadata(
-            name=f"sgts-{'paper-' if paper else ''}{dataset}", type="SgTS", dataset=dataset, eval_splits=(split,),
-            main_score="cosine_spearman", groups=("sgts-paper",) if paper else ("sgts",), version=2,
+            name=f"sgts-{'paper-' if paper else ''}{dataset}{'-lite' if lite else ''}", type="SgTS", dataset=dataset,
+            eval_splits=(split,), main_score="cosine_spearman", groups=(group,), version=2,
             description="Spearman correlation between the cosine similarity of a sentence pair and whether "
                         "the two sentences share a polarity (1) or not (0); "
                         + ("SentiCSE's design: each sentence of the balanced set in one pair" if paper
-                           else "every pair of a balanced sentence set") + cap + ".",
+                           else "every pair of a balanced sentence set") + cap + "."
+                        + (f" The lite version of sgts-{dataset}: its sentences are a subset of that task's." if lite
+                           else ""),
             reference="SentiCSE (Kim et al., 2024), §2",
         )
 
@@ -75,11 +78,15 @@ class SgTSTask(Task):
 
 def sgts_family(spec: DatasetSpec) -> list[SgTSTask] | None:
     """Every binary sentiment dataset, packaged or on the Hub only (a hub-only one runs where the Hugging Face
-    cache or endpoint can serve it); a long-text set is capped at `max_examples` per polarity."""
-    if spec.is_binary and spec.has("sentiment"):
-        return [SgTSTask(spec.name, max_per_class=spec.max_examples, design=design)
-                for design in ("all-pairs", "paper")]
-    return None
+    cache or endpoint can serve it); a long-text set is capped at `max_examples` per polarity. A dataset with
+    `lite_examples` also gets `sgts-NAME-lite`, the same protocol over that many sentences per polarity (the first
+    of the same shuffles, so a subset of the full task's sentences), for lite benchmarks."""
+    if not (spec.is_binary and spec.has("sentiment")):
+        return None
+    tasks = [SgTSTask(spec.name, max_per_class=spec.max_examples, design=design) for design in ("all-pairs", "paper")]
+    if spec.lite_examples:
+        tasks.append(SgTSTask(spec.name, max_per_class=spec.lite_examples, lite=True))
+    return tasks
 
 
 register_family("sgts", sgts_family)

@@ -40,6 +40,39 @@ def test_tags_select_and_caps_come_from_the_spec():
     assert "retrieval-new-sarcasm" in tasks and "sgts-new-sarcasm" not in tasks and "probe-new-sarcasm" not in tasks
 
 
+def test_lite_examples_give_lite_versions_whose_texts_are_a_subset_of_the_full_tasks():
+    many = [{"text": f"{'good' if i % 2 else 'bad'} thing {i}", "label": i % 2} for i in range(200)]
+    register_dataset(_spec("new-lite", many, tags=("sentiment", "review", "long"), max_examples=40, lite_examples=12))
+    tasks, recorded = all_tasks(), {}
+    assert tasks["sgts-new-lite-lite"].max_per_class == 12 and tasks["probe-new-lite-lite"].max_train == 12
+    assert groups()["sgts-lite"][-1:] == ["sgts-new-lite-lite"] and "sgts-new-lite-lite" not in groups()["sgts"]
+    assert "probe-new-lite-lite" in groups()["probe-lite"] and "probe-new-lite-lite" not in groups()["probe"]
+    assert "retrieval-new-lite-lite" not in tasks and "align-new-lite-lite" not in tasks  # only SgTS and probes
+
+    class Recording(WordEncoder):
+        def __init__(self, name):
+            self.name, self.seen = name, recorded.setdefault(name, set())
+
+        def encode(self, texts, batch_size=32, show_progress_bar=None):
+            self.seen.update(texts)
+            return super().encode(texts)
+
+    for name in ("sgts-new-lite", "sgts-new-lite-lite", "probe-new-lite", "probe-new-lite-lite"):
+        tasks[name].run(Recording(name), EvalContext())
+    # SgTS: 12 of the 40 per polarity of the 100 test rows. Probe: 12 (of 40) of train's 100 and of test's 100
+    # (its dev part is carved from the capped train sample).
+    assert len(recorded["sgts-new-lite-lite"]) == 24 and len(recorded["sgts-new-lite"]) == 80
+    assert recorded["sgts-new-lite-lite"] < recorded["sgts-new-lite"]
+    assert len(recorded["probe-new-lite-lite"]) == 24 and len(recorded["probe-new-lite"]) == 80
+    assert recorded["probe-new-lite-lite"] < recorded["probe-new-lite"]
+
+
+@pytest.mark.parametrize("caps", [{"lite_examples": 1}, {"max_examples": 5, "lite_examples": 5}])
+def test_a_lite_cap_must_be_below_the_full_cap(caps):
+    with pytest.raises(BenchError, match="lite_examples must be at least 2 and below max_examples"):
+        _spec("bad-lite", POLAR, tags=("sentiment",), **caps)
+
+
 class WordEncoder:
     """[1, 0] for a text containing 'good', [0, 1] otherwise: a perfect polarity encoder."""
 

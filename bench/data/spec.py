@@ -57,6 +57,9 @@ class DatasetSpec:
     recipe: int = 1
     tags: tuple[str, ...] = ()  # from DATASET_TAGS
     max_examples: int | None = None  # seeded cap per split for costly (long) texts; see each task family
+    # A smaller seeded cap for the `-lite` versions of its costliest tasks (SgTS, probe), which lite benchmarks
+    # pin where the full task would cost more than the whole lite budget; the sample is a subset of the full one.
+    lite_examples: int | None = None
     derived_from: tuple[str, ...] = ()  # datasets whose rows this one is built from (in-domain marks)
     title: str = ""  # how task descriptions name it, e.g. "STS Benchmark (Cer et al. 2017)" (default: `name`)
     # The splits its publishers define (not those sentibench carves): protocols that follow the literature
@@ -72,6 +75,8 @@ class DatasetSpec:
             raise BenchError(f"dataset '{self.name}': unknown tag(s) {unknown}; known: {known}")
         if self.max_examples is not None and self.max_examples < 2:
             raise BenchError(f"dataset '{self.name}': max_examples must be at least 2")
+        if self.lite_examples is not None and not 2 <= self.lite_examples < (self.max_examples or 10**12):
+            raise BenchError(f"dataset '{self.name}': lite_examples must be at least 2 and below max_examples")
 
     @property
     def planned_train_size(self) -> int | None:
