@@ -25,6 +25,6 @@ from sentibench.models.catalog.cards import all_cards
 assert pathlib.Path(all_cards()["all-minilm-l6-v2"].path).exists()
 from sentibench.tasks.benchmarks import BENCHMARKS  # the released manifests ship as package data
 assert {"sentibench-v1", "sentibench-lite-v1", "sentibench-v2", "sentibench-lite-v2",
-        "sentibench-multilingual-v1"} <= set(BENCHMARKS.names()), BENCHMARKS.names()
+        "sentibench-lite-v2.1", "sentibench-multilingual-v1"} <= set(BENCHMARKS.names()), BENCHMARKS.names()
 print(f"wheel ok: {len(packages)} packages import from the installed wheel; methods: {', '.join(methods())}")
 PY

@@ -33,6 +33,7 @@ RELEASED = {
     "sentibench-v2": "2e34474ddf26536118f377e8bc96dbeb44b17a6cdbabbe435ed5242d17cda10f",
     "sentibench-multilingual-v1": "01bad714275ab53eec50f26fd609293e96feaa546e07de05ed3a34501dfe7fa4",
     "sentibench-lite-v2": "44ee3a8bdb4fff4ab2930a2d992c707e1523ab4d9ea7bbc58e4c44ab33ba910f",
+    "sentibench-lite-v2.1": "2e590d5fcaaf35944edf34f071d2702fbb5ffc13ba12528970b9610ec89be0c4",
 }
 
 
