@@ -17,6 +17,7 @@ from pydantic.dataclasses import dataclass
 from sentibench.core.errors import BenchError, one_line
 from sentibench.core.seeds import USER_SEED_LIMIT
 from sentibench.embed.encoders import DTYPES
+from sentibench.models.catalog.kinds import MODEL_KINDS, recorded_kind
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
 """A model, card or checkpoint name: usable as one file name (no separators, no `..`)."""
@@ -27,15 +28,11 @@ MAX_PREFIX = 200
 
 def card_loaders() -> list[str]:
     """The loaders a card file may name: the installed model kinds (`models.kinds`) that allow it."""
-    from sentibench.models.catalog.kinds import MODEL_KINDS
-
     return [name for name, kind in MODEL_KINDS.items().items() if kind.in_card_files]
 
 
 def recipe_kind(loader: str) -> bool:
     """Whether cards of `loader` are trained here from their recipe (an unknown loader is not)."""
-    from sentibench.models.catalog.kinds import recorded_kind
-
     kind = recorded_kind(loader)
     return kind is not None and kind.from_recipe
 

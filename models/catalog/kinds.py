@@ -16,13 +16,9 @@ entry point in the `sentibench.model_kinds` group.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sentibench.core.registry import Registry, load_plugins
-
-if TYPE_CHECKING:
-    from sentibench.embed.encoders import Encoder
-    from sentibench.models.catalog.card_schema import ModelCard
 
 
 @dataclass(frozen=True)
@@ -42,11 +38,6 @@ class ModelKind:
     in_card_files: bool = True              # a card file may name it
     batch_invariant: bool = False           # a text's vector never depends on its batch-mates (issue 45)
     mteb_framework: tuple[str, ...] = ("PyTorch", "Transformers")
-
-    def build_encoder(self, card: ModelCard, device: str | None) -> Encoder:
-        from sentibench.training.methods import load_entry_point
-
-        return load_entry_point(self.build)(card, device)
 
 
 MODEL_KINDS: Registry[ModelKind] = Registry("model kind", lambda: load_plugins("sentibench.model_kinds"))

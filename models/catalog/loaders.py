@@ -34,7 +34,7 @@ from sentibench.models.catalog.card_schema import make_card
 from sentibench.models.catalog.cards import ModelCard, get_card
 from sentibench.models.catalog.kinds import model_kind
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
-from sentibench.training.methods import offline_alternative
+from sentibench.training.methods import load_entry_point, offline_alternative
 
 
 def looks_like_path(name: str) -> bool:
@@ -251,7 +251,7 @@ def checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
 def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
     """The bare (uncached) encoder a card describes; a dtype other than float32, or a prefix, only for a
     `TransformerEncoder`."""
-    encoder = model_kind(card.loader).build_encoder(card, device)
+    encoder = load_entry_point(model_kind(card.loader).build)(card, device)
     if card.dtype != "float32" and not isinstance(encoder, TransformerEncoder):
         raise BenchError(f"model '{card.name}' runs in float32 only: dtype '{card.dtype}' needs a transformers "
                          "checkpoint with cls or mean pooling")
