@@ -30,7 +30,7 @@ from sentibench.core.records import Record
 from sentibench.embed.encoders import Encoder
 
 if TYPE_CHECKING:  # numpy and the evaluators load when a task runs, not when tasks are listed
-    from sentibench.embed.encoders import TransformerEncoder
+    from sentibench.embed.torch_encoders import TransformerEncoder
     from sentibench.evaluation.units import UnitValues
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"

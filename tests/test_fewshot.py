@@ -17,7 +17,7 @@ import torch
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.registry import DATASETS
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.evaluation.sampling import sample_per_class, sample_rest, sample_stratified
 from sentibench.tasks.base import EvalContext
 from sentibench.tasks.fewshot import INFODCL, SENTICSE, FewShotProtocol, FewShotTask

@@ -80,7 +80,7 @@ def recorded_kind(loader: Any) -> ModelKind | None:
 
 CHECKPOINT = "sentibench.models.catalog.loaders:checkpoint_encoder"
 """Builds a `TransformerEncoder` or a `SentenceTransformerEncoder`, both batch-invariant (unpadded one-thread passes
-of texts of one token length: `embed.encoders`, tests/test_batch_invariance.py), or, for a folder a method saved
+of texts of one token length: `embed.batching`, tests/test_batch_invariance.py), or, for a folder a method saved
 (the `trained` kind, as `local_folder_card` names it), the method's own module, which is not declared so."""
 for _kind in (
     ModelKind("sentence-transformers", "a sentence-transformers folder (package, registry files or hub id)",

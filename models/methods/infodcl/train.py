@@ -50,7 +50,7 @@ import torch.nn.functional as F
 
 from sentibench.core.errors import BenchError
 from sentibench.data import dataset_names, get_dataset, get_spec
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.methods.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
 from sentibench.models.methods.infodcl.losses import DistantContrastiveLoss, InfoDCLLoss
 from sentibench.models.methods.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi

@@ -55,7 +55,9 @@ from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.data.sources import installed_package_folder
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder, weights_digest
+from sentibench.embed.encoders import Encoder, ObjectEncoder
+from sentibench.embed.torch_encoders import SentenceTransformerEncoder
+from sentibench.embed.weights_digest import weights_digest
 from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import retrieval_sample, score_retrieval

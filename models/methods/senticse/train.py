@@ -55,7 +55,7 @@ import torch
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.data.lexicons import SENTIWORDNET_SOURCE
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.evaluation.sgts import sgts_on_split
 from sentibench.models.methods.senticse.lexicon import VocabularyTables, sentiwordnet, vocabulary_tables
 from sentibench.models.methods.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss

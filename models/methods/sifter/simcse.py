@@ -33,7 +33,7 @@ import torch
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.evaluation import metrics
 from sentibench.models.methods.sifter.losses import SifterLoss
 from sentibench.models.methods.sifter.positives import DEFAULT_DELETE, build_positives
