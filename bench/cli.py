@@ -12,7 +12,7 @@ from pathlib import Path
 from sentibench.core.errors import BenchError, printable
 from sentibench.core.io import STDOUT, check_target, write_output
 from sentibench.core.seeds import parse_seed
-from sentibench.embed.encoders import DTYPES
+from sentibench.embed.devices import DTYPES
 
 EXIT_USAGE = 2
 

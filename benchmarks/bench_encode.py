@@ -15,7 +15,7 @@ process after every pair. Pairs: harness (unpadded one-thread passes of equal-le
 issue 45) vs harness-padded (the padded, intra-op-threaded batches of earlier releases: what batch invariance
 costs); harness vs sentence-transformers' own `encode` (float32); harness vs the
 harness running each batch of 32 as one forward pass (the effect of the CPU token budget,
-`sentibench.embed.encoders.CPU_TOKENS_PER_FORWARD`); harness bfloat16 vs harness float32 (with the largest
+`sentibench.embed.batching.CPU_TOKENS_PER_FORWARD`); harness bfloat16 vs harness float32 (with the largest
 coordinate difference and the smallest cosine between the two vectors of a text; `--skip bf16` leaves it
 out, for CPUs without bf16 instructions, where bf16 is emulated and several times slower).
 
@@ -174,7 +174,7 @@ def encode_benchmark(args: argparse.Namespace) -> dict:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.embed.encoders import equal_length_batches, token_budget_batches
+    from sentibench.embed.batching import equal_length_batches, token_budget_batches
     from sentibench.models.catalog.cards import get_card
     from sentibench.models.catalog.loaders import build_encoder, weights_folder
 
@@ -367,7 +367,7 @@ def suite_benchmark(args: argparse.Namespace) -> dict:
 
 def machine() -> dict:
     from sentibench.core.provenance import git_commit, versions
-    from sentibench.embed.encoders import cpu_bf16_instructions
+    from sentibench.embed.devices import cpu_bf16_instructions
 
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())

@@ -7,7 +7,7 @@ Both sides run the same seeds of the same task (draws as `bench run` makes them;
 draw and the test split as `bench run --limit` does) for each head (`FineTuneConfig.head`): the task as named (the
 backbone's own `sequence-classification` head) and its `-pooled-` variant (`pooled-linear`). Old: the loop
 before issue 32 (a reference copy of its `fine_tune_seed`: the checkpoint loaded and the validation and test
-texts tokenised again for every seed). New: `sentibench.tasks.fewshot.fine_tune_seed` with one
+texts tokenised again for every seed). New: `sentibench.tasks.fewshot.seeds.fine_tune_seed` with one
 `PretrainedWeights` per task (one load, the pretrained weights restored in memory per seed, the test set
 tokenised once). Sides alternate, the order flipped every pair; each pair gives old seconds / new seconds.
 Every seed's test predictions and validation trace must be identical on both sides (the script stops
@@ -55,7 +55,7 @@ def seed_work(task_name: str, seeds: int, limit: int | None, max_epochs: int | N
     import dataclasses
 
     from sentibench.tasks.base import EvalContext
-    from sentibench.tasks.fewshot import SeedRun
+    from sentibench.tasks.fewshot.seeds import SeedRun
     from sentibench.tasks.registry import all_tasks
 
     task = all_tasks()[task_name]
@@ -72,7 +72,7 @@ def seed_work(task_name: str, seeds: int, limit: int | None, max_epochs: int | N
 
 def run_side(side: str, load, task, seed_runs, test_texts, num_labels) -> tuple[float, float, list[dict]]:
     """Wall and CPU seconds of every seed of one side, and each seed's outcome."""
-    from sentibench.tasks.fewshot import fine_tune_seed
+    from sentibench.tasks.fewshot.seeds import fine_tune_seed
     from sentibench.training.finetune import PretrainedWeights
 
     config = task.protocol.config
@@ -86,7 +86,7 @@ def run_side(side: str, load, task, seed_runs, test_texts, num_labels) -> tuple[
 
 
 def profile_one_seed(load, task, seed_runs, test_texts, num_labels) -> str:
-    from sentibench.tasks.fewshot import fine_tune_seed
+    from sentibench.tasks.fewshot.seeds import fine_tune_seed
     from sentibench.training.finetune import PretrainedWeights
 
     profiler = cProfile.Profile()

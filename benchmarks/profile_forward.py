@@ -4,7 +4,7 @@
 
 32 IMDB test reviews longer than 2,500 characters (so every one fills 256 tokens) go through
 all-MiniLM-L6-v2's transformer (1) as one forward pass of 32 x 256 positions and (2) as passes within
-`sentibench.embed.encoders.CPU_TOKENS_PER_FORWARD` (1,024 positions: 4 reviews a pass). Printed: torch's profiler
+`sentibench.embed.batching.CPU_TOKENS_PER_FORWARD` (1,024 positions: 4 reviews a pass). Printed: torch's profiler
 table of the top operators for each, then both run interleaved (order flipped every round) with the wall
 seconds and the minor page faults (`getrusage`) of each, their medians and the ratio. `--smoke` (CI: the
 script still runs) takes 8 made-up long texts and one round.
@@ -35,7 +35,7 @@ def bf16_shares(texts: list[str], rounds: int) -> None:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from sentibench.embed.encoders import token_budget_batches
+    from sentibench.embed.batching import token_budget_batches
     from sentibench.models.catalog.cards import get_card
     from sentibench.models.catalog.loaders import build_encoder
 
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     from torch.profiler import ProfilerActivity, profile
 
     from sentibench.data import get_dataset
-    from sentibench.embed.encoders import CPU_TOKENS_PER_FORWARD
+    from sentibench.embed.batching import CPU_TOKENS_PER_FORWARD
     from sentibench.models.catalog.cards import get_card
     from sentibench.models.catalog.loaders import build_encoder
 

@@ -19,14 +19,18 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+from pydantic.dataclasses import dataclass as record
 
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import Executor, LocalExecutor
+from sentibench.core.records import Record
 from sentibench.embed.encoders import Encoder
 
 if TYPE_CHECKING:  # numpy and the evaluators load when a task runs, not when tasks are listed
-    from sentibench.embed.encoders import TransformerEncoder
+    from sentibench.embed.torch_encoders import TransformerEncoder
     from sentibench.evaluation.units import UnitValues
 
 Scores = dict[str, Any]  # metric name -> value; the base class adds "main_score"
@@ -41,40 +45,41 @@ MTEB task type it is scored as (SgTS like STS: cosine against a graded gold), or
 TASK_NAME = re.compile(r"[a-z0-9][a-z0-9.-]*")
 
 
-@dataclass(frozen=True)
-class TaskMetadata:
-    name: str                 # registered name, e.g. "sgts-mr" (lower case, digits, '-', '.')
-    type: str                 # one of TASK_TYPES
+@record(frozen=True)
+class TaskMetadata(Record):
+    """What a task measures, validated when it is declared (`core.records`): a refusal is one line."""
+
+    KIND: ClassVar[str] = "task"
+    PROBLEMS: ClassVar[dict[str, str]] = {
+        "name": "name must be lower-case letters, digits, '-' and '.'",
+        "type": f"type '{{input}}' is not one of {', '.join(TASK_TYPES)}",
+        "eval_splits": "eval_splits must name at least one split",
+        "main_score": "main_score must name a metric",
+        "description": "description and reference are required", "reference": "description and reference are required",
+        "version": "version must be a positive integer",
+        "tolerance": "tolerance must be in [0, 1)",
+    }
+
+    name: Annotated[str, Field(pattern=rf"^{TASK_NAME.pattern}$")]  # registered name, e.g. "sgts-mr"
+    type: Literal[tuple(TASK_TYPES)]  # one of TASK_TYPES
     dataset: str              # a sentibench dataset name (see `bench list datasets`)
-    eval_splits: tuple[str, ...]
-    main_score: str           # the metric the leaderboard shows, e.g. "cosine_spearman"
-    description: str
-    reference: str            # paper and section the protocol comes from
+    eval_splits: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)]
+    main_score: Annotated[str, Field(min_length=1)]  # the metric the leaderboard shows, e.g. "cosine_spearman"
+    description: Annotated[str, Field(min_length=1)]
+    reference: Annotated[str, Field(min_length=1)]  # paper and section the protocol comes from
     groups: tuple[str, ...] = ()  # group names that select this task, e.g. ("sgts",)
-    version: int = 1          # bumped whenever the protocol changes; recorded in every result
+    version: Annotated[int, Field(ge=1)] = 1  # bumped whenever the protocol changes; recorded in every result
     lower_is_better: tuple[str, ...] = ()  # metrics where smaller is better (all others: greater is better)
     fine_tunes: bool = False  # trains the model under test: its own executor unit, optional in a submission
     uses_reference: bool = False  # also scores with a reference model R (retrieval's S): the runner opens R first
-    tolerance: float = 0.005  # |re-run - stored| main score allowed by `bench reproduce` and `bench verify`
+    tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.005  # |re-run - stored| allowed (`bench reproduce`, `verify`)
 
-    def __post_init__(self) -> None:
-        problems = []
-        if not TASK_NAME.fullmatch(self.name):
-            problems.append("name must be lower-case letters, digits, '-' and '.'")
-        if self.type not in TASK_TYPES:
-            problems.append(f"type '{self.type}' is not one of {', '.join(TASK_TYPES)}")
-        if not self.eval_splits or not all(self.eval_splits):
-            problems.append("eval_splits must name at least one split")
-        if not self.main_score or self.main_score == "main_score":
-            problems.append("main_score must name a metric")
-        if not self.description or not self.reference:
-            problems.append("description and reference are required")
-        if not isinstance(self.version, int) or self.version < 1:
-            problems.append("version must be a positive integer")
-        if not 0 <= self.tolerance < 1:
-            problems.append("tolerance must be in [0, 1)")
-        if problems:
-            raise BenchError(f"task '{self.name}': {'; '.join(problems)}")
+    @field_validator("main_score")
+    @classmethod
+    def _a_metric(cls, value: str) -> str:
+        if value == "main_score":
+            raise ValueError("main_score must name a metric (the base class sets `main_score`)")
+        return value
 
     @property
     def mteb_type(self) -> str | None:

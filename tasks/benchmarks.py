@@ -27,23 +27,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic.dataclasses import dataclass as record
 
 from sentibench.core.errors import BenchError
+from sentibench.core.records import Record
 from sentibench.core.registry import Registry, load_plugins
 from sentibench.tasks.base import TASK_NAME, Task
 
 IN_DOMAIN = {"left out": "left out of axis means by default", "counted": "counted in axis means and flagged"}
 """How a benchmark's axes treat in-domain results, as its manifest (and so its sha256) words it."""
+InDomain = Literal[tuple(IN_DOMAIN)]
+ChanceLevel = Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BenchmarkTask:
     """One task as a benchmark pins it: results under another version or dataset do not count for it."""
 
@@ -53,7 +55,7 @@ class BenchmarkTask:
     dataset_sha256: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Axis:
     """A headline score: the mean of `tasks`' main scores (x 100 on the board), higher is better."""
 
@@ -62,42 +64,61 @@ class Axis:
     tasks: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    name: str                        # e.g. "sentibench-v1": lower case, digits, '-', '.'
+@record(frozen=True)
+class Benchmark(Record):
+    """A benchmark, validated when it is built (`core.records`): a refusal is one line."""
+
+    KIND: ClassVar[str] = "benchmark"
+    PROBLEMS: ClassVar[dict[str, str]] = {
+        "name": "name must be lower-case letters, digits, '-' and '.'",
+        "axes": "a benchmark needs at least one axis",
+        "in_domain": f"in_domain must be one of {', '.join(map(repr, IN_DOMAIN))}",
+        "chance": "a chance level is a main score in [0, 1)",
+    }
+
+    name: Annotated[str, Field(pattern=rf"^{TASK_NAME.pattern}$")]  # e.g. "sentibench-v1"
     description: str
     released: str                    # ISO date; a released benchmark is never edited
     tasks: tuple[BenchmarkTask, ...]
-    axes: tuple[Axis, ...]           # headline scores, first one sorts the board
+    axes: Annotated[tuple[Axis, ...], Field(min_length=1)]  # headline scores, first one sorts the board
     diagnostics: tuple[str, ...]     # tasks shown beside the axes, not ranked
     citation: str
     derived_from: str | None = None  # the benchmark this one was chosen from and validated against
-    in_domain: str = "left out"      # a key of IN_DOMAIN
-    chance: tuple[tuple[str, float], ...] = ()  # (axis task, chance level): empty = the raw scale
+    in_domain: InDomain = "left out"  # a key of IN_DOMAIN
+    chance: tuple[tuple[str, ChanceLevel], ...] = ()  # (axis task, chance level): empty = the raw scale
 
-    def __post_init__(self) -> None:
-        names = [task.name for task in self.tasks]
-        axis_tasks = {task for axis in self.axes for task in axis.tasks}
-        problems = []
-        if not TASK_NAME.fullmatch(self.name):
-            problems.append("name must be lower-case letters, digits, '-' and '.'")
-        if len(set(names)) != len(names):
-            problems.append("a task is listed twice")
-        for axis in self.axes:
-            if not axis.tasks or not set(axis.tasks) <= set(names):
-                problems.append(f"axis '{axis.name}' must list some of the benchmark's tasks")
-        if not set(self.diagnostics) <= set(names):
-            problems.append("diagnostics must be tasks of the benchmark")
-        if not self.axes:
-            problems.append("a benchmark needs at least one axis")
-        if self.in_domain not in IN_DOMAIN:
-            problems.append(f"in_domain must be one of {', '.join(map(repr, IN_DOMAIN))}")
-        if self.chance and {task for task, _ in self.chance} != axis_tasks:
-            problems.append("a chance-normalised benchmark pins a chance level for every axis task, and only those")
-        if any(not (math.isfinite(level) and 0 <= level < 1) for _, level in self.chance):
-            problems.append("a chance level is a main score in [0, 1)")
-        if problems:
-            raise BenchError(f"benchmark '{self.name}': {'; '.join(problems)}")
+    @field_validator("tasks")
+    @classmethod
+    def _distinct(cls, tasks: tuple[BenchmarkTask, ...]) -> tuple[BenchmarkTask, ...]:
+        if len({task.name for task in tasks}) != len(tasks):
+            raise ValueError("a task is listed twice")
+        return tasks
+
+    @field_validator("axes")
+    @classmethod
+    def _axes_of_the_tasks(cls, axes: tuple[Axis, ...], info: ValidationInfo) -> tuple[Axis, ...]:
+        names = {task.name for task in info.data.get("tasks", ())}
+        wrong = [f"axis '{axis.name}' must list some of the benchmark's tasks" for axis in axes
+                 if not axis.tasks or not set(axis.tasks) <= names]
+        if wrong and "tasks" in info.data:
+            raise ValueError("; ".join(wrong))
+        return axes
+
+    @field_validator("diagnostics")
+    @classmethod
+    def _diagnostics_of_the_tasks(cls, diagnostics: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if "tasks" in info.data and not set(diagnostics) <= {task.name for task in info.data["tasks"]}:
+            raise ValueError("diagnostics must be tasks of the benchmark")
+        return diagnostics
+
+    @field_validator("chance")
+    @classmethod
+    def _chance_of_the_axis_tasks(cls, chance: tuple[tuple[str, float], ...], info: ValidationInfo
+                                  ) -> tuple[tuple[str, float], ...]:
+        axis_tasks = {task for axis in info.data.get("axes", ()) for task in axis.tasks}
+        if chance and "axes" in info.data and {task for task, _ in chance} != axis_tasks:
+            raise ValueError("a chance-normalised benchmark pins a chance level for every axis task, and only those")
+        return chance
 
     @property
     def task_names(self) -> list[str]:
@@ -148,7 +169,7 @@ class ManifestFile(BaseModel):
     tasks: list[tuple[str, int, str, str]]
     axes: list[_AxisFile]
     diagnostics: list[str]
-    in_domain: Literal["left out", "counted"]
+    in_domain: InDomain
     chance: dict[str, float] = {}
 
     def benchmark(self) -> Benchmark:

@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from sentibench.embed.encoders import equal_length_batches, token_budget_batches
+from sentibench.embed.batching import equal_length_batches, token_budget_batches
 
 TEXTS = [
     "Tedious.", "A gorgeous, moving film.", "Great.", "Neither good nor bad, and it goes on for a while.",
@@ -75,7 +75,7 @@ def test_the_padded_batches_of_earlier_releases_were_batch_dependent(minilm):
 
 
 def test_the_sentence_transformers_path_is_batch_invariant_too(minilm):
-    from sentibench.embed.encoders import SentenceTransformerEncoder
+    from sentibench.embed.torch_encoders import SentenceTransformerEncoder
     from sentibench.models.catalog.cards import get_card
     from sentibench.models.catalog.loaders import weights_folder
 

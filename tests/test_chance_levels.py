@@ -18,7 +18,8 @@ from sentibench.tasks.base import EvalContext, Evaluation, Task, TaskMetadata
 from sentibench.tasks.clustering import Clustering
 from sentibench.tasks.document_similarity import DocumentSimilarity
 from sentibench.tasks.duplicates import DuplicateRetrieval
-from sentibench.tasks.fewshot import INFODCL, SENTICSE, FewShotTask
+from sentibench.tasks.fewshot.protocols import INFODCL, SENTICSE
+from sentibench.tasks.fewshot.task import FewShotTask
 from sentibench.tasks.probe import LinearProbe
 from sentibench.tasks.registry import all_tasks
 from sentibench.tasks.retrieval import PolarityRetrieval

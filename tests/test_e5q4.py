@@ -177,7 +177,7 @@ def test_the_rebuilt_tokenizer_normalises_as_the_files_map_and_segments_by_score
 
 
 def test_the_converted_folder_loads_as_a_prefixed_mean_pooled_encoder(tiny, tmp_path):
-    from sentibench.embed.encoders import TransformerEncoder
+    from sentibench.embed.torch_encoders import TransformerEncoder
 
     folder = convert(tiny[0], tmp_path / "converted", max_length=16)
     assert (folder / "model.safetensors").exists() and not list(folder.glob("*.bin"))
@@ -204,7 +204,7 @@ def test_a_card_prefix_is_printable_text():
 
 
 def test_the_prefix_keys_the_cache_and_the_result_only_when_there_is_one(monkeypatch):
-    from sentibench.embed.encoders import LazyTransformerEncoder, TransformerSettings
+    from sentibench.embed.torch_encoders import LazyTransformerEncoder, TransformerSettings
     from sentibench.models.catalog import loaders
     from sentibench.models.catalog.cards import get_card
 

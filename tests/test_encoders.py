@@ -4,7 +4,8 @@ the ONNX graph itself (slow: downloads the 63 MB registry package)."""
 import numpy as np
 import pytest
 
-from sentibench.embed.encoders import TransformerEncoder, length_sorted_batches, token_budget_batches
+from sentibench.embed.batching import length_sorted_batches, token_budget_batches
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.catalog.loaders import build_encoder, card_for
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]

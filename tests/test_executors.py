@@ -33,7 +33,8 @@ from sentibench.results.task_result import comparable_results, read_result
 from sentibench.run.executors import get_executor
 from sentibench.run.runner import run
 from sentibench.tasks.base import Evaluation, Task, TaskMetadata
-from sentibench.tasks.fewshot import FewShotProtocol, FewShotTask
+from sentibench.tasks.fewshot.protocols import FewShotProtocol
+from sentibench.tasks.fewshot.task import FewShotTask
 from sentibench.tasks.registry import all_tasks
 from sentibench.training.finetune import FineTuneConfig
 

@@ -17,10 +17,11 @@ import torch
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.registry import DATASETS
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.evaluation.sampling import sample_per_class, sample_rest, sample_stratified
 from sentibench.tasks.base import EvalContext
-from sentibench.tasks.fewshot import INFODCL, SENTICSE, FewShotProtocol, FewShotTask
+from sentibench.tasks.fewshot.protocols import INFODCL, SENTICSE, FewShotProtocol
+from sentibench.tasks.fewshot.task import FewShotTask
 from sentibench.training.finetune import EvalSet, FineTuneConfig, fine_tune, score
 
 POSITIVE = ("good", "great", "fine", "nice", "happy", "love", "best", "excellent", "superb")
@@ -313,7 +314,7 @@ def test_the_frozen_search_widens_past_an_improving_upper_edge():
     added; they keep it right (the boundary only moves further toward 0.6), the tie stops the search, and
     the tie goes to the smaller C."""
     from sentibench.evaluation.classifiers import grid_edge_warning
-    from sentibench.tasks.fewshot import frozen_search
+    from sentibench.evaluation.fewshot_frozen import frozen_search
 
     x, y = np.array([[0.0], [0.1], [0.2], [1.0]]), np.array([0, 0, 0, 1])
     _, best, by_c = frozen_search(x, y, np.array([[0.75], [0.05]]), np.array([1, 0]), "accuracy", seed=0)
@@ -406,7 +407,7 @@ def test_registered_tasks_fine_tune_the_sequence_classification_head_at_version_
 
 
 def test_pooled_variants_keep_the_version_1_head_with_the_same_draws_and_frozen_twin():
-    from sentibench.tasks.fewshot import POOLED_LINEAR_PROTOCOLS
+    from sentibench.tasks.fewshot.protocols import POOLED_LINEAR_PROTOCOLS
     from sentibench.tasks.registry import all_tasks, groups
 
     tasks, pooled = all_tasks(), set(groups()["fewshot-pooled"])
@@ -426,7 +427,7 @@ def test_pooled_variants_keep_the_version_1_head_with_the_same_draws_and_frozen_
 
 
 def test_tiny_bert_learns_the_toy_set_with_the_pooled_linear_head_on_the_same_draws(toy_dataset):
-    from sentibench.tasks.fewshot import with_pooled_linear_head
+    from sentibench.tasks.fewshot.protocols import with_pooled_linear_head
 
     default, pooled = FewShotTask(TOY_PROTOCOL, 4, toy_dataset), FewShotTask(with_pooled_linear_head(TOY_PROTOCOL), 4,
                                                                              toy_dataset)
@@ -467,7 +468,7 @@ def test_weights_loaded_once_per_task_give_the_seeds_of_a_fresh_load_each(toy_da
     weights restored in place, test tokenised once): the same predictions and validation traces, bit for bit."""
     import pickle
 
-    from sentibench.tasks.fewshot import SeedRun, fine_tune_seed
+    from sentibench.tasks.fewshot.seeds import SeedRun, fine_tune_seed
     from sentibench.training.finetune import PretrainedWeights
 
     rows = _toy_rows()
@@ -603,7 +604,7 @@ def test_version_3_tasks_share_version_2s_draws_and_twin_and_version_2_is_unchan
 def test_script_settings_run_seeds_1_to_5_on_a_test_sample_truncated_at_the_scripts_length(toy_dataset, monkeypatch):
     """The authors' script (`few_shot_experiment.py`): seeds 1..5, `test.shuffle(seed=0).select(range(500))`,
     `max_length=128`; here on the toy set with the sample and length cut to fit it (6 texts, 4 tokens)."""
-    from sentibench.tasks.fewshot import as_version_3, with_script_settings
+    from sentibench.tasks.fewshot.protocols import as_version_3, with_script_settings
 
     script = with_script_settings(as_version_3(TOY_PROTOCOL))
     assert (script.seeds, script.first_seed, script.test_size, script.config.max_length) == (5, 1, 500, 128)
@@ -637,7 +638,7 @@ def test_pretrained_weights_truncate_as_asked_and_go_back_to_the_cards_length():
 
 
 def test_tiny_bert_learns_the_toy_set_with_version_3(toy_dataset):
-    from sentibench.tasks.fewshot import as_version_3
+    from sentibench.tasks.fewshot.protocols import as_version_3
 
     task = FewShotTask(as_version_3(TOY_PROTOCOL), 4, toy_dataset)
     assert task.name == "fewshot-toy-v3-k4-fewshot-toy" and task.frozen_name == "fewshot-frozen-toy-k4-fewshot-toy"

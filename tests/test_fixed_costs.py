@@ -151,20 +151,20 @@ def test_a_fully_cached_run_never_loads_the_model(fixture_task, tmp_path):
 def test_weights_digest_is_remembered_until_a_weight_file_changes(tmp_path, monkeypatch):
     import os
 
-    from sentibench.embed import encoders
+    from sentibench.embed import weights_digest as digests
 
     folder = tmp_path / "checkpoint"
     folder.mkdir()
     (folder / "model.safetensors").write_bytes(b"weights v1")
     first = hashlib.sha256(b"model.safetensors" + b"weights v1").hexdigest()
     second = hashlib.sha256(b"model.safetensors" + b"weights v2").hexdigest()
-    assert encoders.weights_digest(folder) == first
+    assert digests.weights_digest(folder) == first
     with monkeypatch.context() as patched:
-        patched.setattr(encoders.hashlib, "sha256", None)  # hashing again would fail
-        assert encoders.weights_digest(folder) == first
+        patched.setattr(digests.hashlib, "sha256", None)  # hashing again would fail
+        assert digests.weights_digest(folder) == first
     (folder / "model.safetensors").write_bytes(b"weights v2")
     os.utime(folder / "model.safetensors", ns=(1, 1))
-    assert encoders.weights_digest(folder) == second
+    assert digests.weights_digest(folder) == second
 
 
 def test_the_parser_leaves_verify_unimported_and_its_help_states_verify_defaults():

@@ -14,7 +14,7 @@ from transformers import BertConfig, BertModel, BertTokenizerFast
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, get_dataset, register_dataset
 from sentibench.data.registry import DATASETS
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.methods.infodcl.corpus import clean_tweet, final_hashtag, match_key, remove_label
 from sentibench.models.methods.infodcl.npmi import NPMI_FILE, NpmiMatrix
 from sentibench.models.methods.infodcl.pairs import epoch_pairs

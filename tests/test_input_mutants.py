@@ -12,57 +12,63 @@ from typing import Literal
 
 import pytest
 from one_line import fails
+from pydantic import ValidationError
 
 from sentibench.submission import archive
 from sentibench.submission.archive import _member_problem, safe_extract, write_zip
-from sentibench.training.options import apply_options, check_range, parse_option_pairs, parse_value
+from sentibench.training.options import Count, Fraction, Rate, apply_options, parse_option_pairs, preset
 
-# --- training options: parse_value -------------------------------------------------------------------------------
+# --- training options: apply_options ---------------------------------------------------------------------------
 
-def test_a_value_without_a_key_is_named_value_in_its_error():
-    fails("option value='x' is not a int", parse_value, "x", int)
+@preset
+class Toy:
+    lr: Rate = 1.0
+    batch_size: Count = 8
+    dropout: Fraction = 0.1
+    k: int | None = 1
+    ks: tuple[int, ...] = (1,)
+    words: tuple[str, ...] = ()
+    mode: Literal["a", "b"] = "a"
+    kind: int | bool = 0
+
+
+def toy(**options):
+    return apply_options(Toy(), options, "toy")
 
 
 @pytest.mark.parametrize("text", ["none", "None", "null", "NULL", None])
 def test_none_and_null_in_any_case_are_none_for_an_optional_field(text):
-    assert parse_value(text, int | None, "k") is None
+    assert toy(k=text).k is None
 
 
 def test_an_optional_field_reports_its_first_members_error_with_its_key():
-    fails("option k='x' is not a int", parse_value, "x", int | None, "k")
-    fails("option k='x' is not a int", parse_value, "x", int | bool, "k")  # two failures: the first is shown
+    fails("option k='x' is not a int", toy, k="x")
+    fails("option kind='x' is not a int", toy, kind="x")  # two failures: the first is shown
 
 
 def test_a_tuple_is_split_on_commas_blank_entries_dropped_and_each_item_typed():
-    assert parse_value("a, b,,c", tuple[str, ...]) == ("a", "b", "c")
-    assert parse_value("1,2", tuple[int, ...]) == (1, 2)
-    assert parse_value(["1", "2"], tuple[int, ...]) == (1, 2)  # a list from a config file is taken item by item
-    fails("option ks='x' is not a int", parse_value, "1,x", tuple[int, ...], "ks")
+    assert toy(words="a, b,,c").words == ("a", "b", "c")
+    assert toy(ks="1,2").ks == (1, 2)
+    assert toy(ks=["1", "2"]).ks == (1, 2)  # a list from a config file is taken item by item
+    fails("option ks='x' is not a int", toy, ks="1,x")
 
 
 def test_a_literal_accepts_its_choices_and_lists_them_otherwise():
-    assert parse_value("b", Literal["a", "b"]) == "b"
-    fails("option m='c': choose one of a, b", parse_value, "c", Literal["a", "b"], "m")
+    assert toy(mode="b").mode == "b"
+    fails("option mode='c': choose one of a, b", toy, mode="c")
 
 
 def test_an_integer_is_read_in_base_ten_only_from_text_or_an_int():
-    assert parse_value("19", int) == 19 and parse_value(7, int) == 7
-    fails("option n='a' is not a int", parse_value, "a", int, "n")       # 10 in base 11
-    fails("option n=2.5 is not a int", parse_value, 2.5, int, "n")       # int(2.5) would be 2
-    fails("option n=True is not a int", parse_value, True, int, "n")
+    assert toy(batch_size="19").batch_size == 19 and toy(batch_size=7).batch_size == 7
+    fails("option batch_size='a' is not a int", toy, batch_size="a")     # 10 in base 11
+    fails("option batch_size=2.5 is not a int", toy, batch_size=2.5)     # int(2.5) would be 2
+    fails("option batch_size=True is not a int", toy, batch_size=True)  # a boolean is not a count
+    fails("option lr=False is not a float", toy, lr=False)
 
 
-def test_a_type_the_command_line_cannot_set_is_named():
-    fails("option d has a type the command line cannot set (<class 'dict'>)", parse_value, "x", dict, "d")
-
-
-# --- training options: apply_options, check_range, parse_option_pairs -------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Toy:
-    lr: float = 1.0
-    batch_size: int = 8
-    dropout: float = 0.1
+def test_only_a_preset_class_takes_options():
+    with pytest.raises(TypeError, match="declare it with @preset"):
+        apply_options(dataclasses.make_dataclass("Plain", [("lr", float)])(1.0), {"lr": "2"}, "plain")
 
 
 def test_the_callers_own_keys_are_skipped_and_the_rest_still_applied():
@@ -73,11 +79,19 @@ def test_an_option_of_the_wrong_type_names_its_key():
     fails("option lr='fast' is not a float", apply_options, Toy(), {"lr": "fast"}, "toy")
 
 
-def test_range_checks_skip_what_is_not_a_number_and_keep_the_bounds_inclusive():
-    assert check_range("batch_size", "abc", "abc") == "abc"   # not a number: not range-checked
-    assert check_range("batch_size", False, "false") is False  # a boolean is not a count
-    assert check_range("dropout", 1.0, "1") == 1.0 and check_range("dropout", 0.0, "0") == 0.0
-    fails("option dropout='1.5' must be between 0 and 1", check_range, "dropout", 1.5, "1.5")
+def test_ranges_are_declared_on_the_fields_with_their_bounds_inclusive_or_not():
+    assert toy(dropout="1").dropout == 1.0 and toy(dropout="0").dropout == 0.0 and toy(batch_size="1").batch_size == 1
+    fails("option dropout='1.5' must be between 0 and 1", toy, dropout="1.5")
+    fails("option dropout='-0.5' must be between 0 and 1", toy, dropout="-0.5")
+    fails("option batch_size='0' must be at least 1", toy, batch_size="0")
+    fails("option lr='0' must be above 0", toy, lr="0")
+    fails("option lr='nan' is not a finite number", toy, lr="nan")
+    assert toy(k="-3").k == -3  # no range declared: none checked
+
+
+def test_a_preset_is_validated_when_built():
+    with pytest.raises(ValidationError):
+        Toy(batch_size=0)
 
 
 def test_an_option_pair_splits_at_its_first_equals_sign():

@@ -95,7 +95,7 @@ def test_hub_revision_claim_the_weight_file_is_the_hubs():
     """The card's hub_revision, and the export's use of mteb's revision, rest on this chain: the results
     record the packaged folder's digest; that folder's model.safetensors has the Hub file's sha256
     (53aa5117...), which meta.HUB_WEIGHT_FILES records at the card's hub_revision and at mteb's revision."""
-    from sentibench.embed.encoders import weights_digest
+    from sentibench.embed.weights_digest import weights_digest
     from sentibench.mteb.meta import HUB_WEIGHT_FILES
 
     card = get_card("all-minilm-l6-v2")

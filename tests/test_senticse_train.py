@@ -20,7 +20,7 @@ from transformers import (
 )
 
 from sentibench.core.errors import BenchError
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.catalog.cards import read_card
 from sentibench.models.catalog.trained import CardBase
 from sentibench.models.methods.senticse import train as senticse_train

@@ -15,7 +15,7 @@ from sentibench.cli import main
 from sentibench.core.errors import BenchError
 from sentibench.data import DatasetSpec, register_dataset
 from sentibench.data.corpus import CorpusSource, paper_filter, sentence_rows, split_sentences
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.catalog.trained import CardBase
 from sentibench.models.methods.sifter import lstm_train, simcse
 from sentibench.models.methods.sifter.losses import SifterLoss

@@ -13,7 +13,7 @@ import yaml
 
 from sentibench.cli import main
 from sentibench.core.hashing import sha256_file
-from sentibench.submission.submit import MANIFEST
+from sentibench.submission.layout import MANIFEST
 
 TASK = "sgts-fixture-reviews"
 CLEAN_COMMIT = "0123456789abcdef0123456789abcdef01234567"

@@ -18,7 +18,8 @@ from sentibench.data import get_dataset
 from sentibench.models.catalog.card_schema import ModelCard
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import verified_for
-from sentibench.submission.submit import MANIFEST, result_problems, submit
+from sentibench.submission.layout import MANIFEST
+from sentibench.submission.submit import result_problems, submit
 from sentibench.submission.verify import submission_benchmark, verify
 from sentibench.tasks.benchmarks import BENCHMARKS, Axis, Benchmark, BenchmarkTask, get_benchmark, register_benchmark
 

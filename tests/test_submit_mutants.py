@@ -24,11 +24,11 @@ from sentibench import __version__
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.models.catalog.card_schema import ModelCard
 from sentibench.results.schema import TaskResult
+from sentibench.submission.layout import cache_weight_roots
 from sentibench.submission.submit import (
     _card_data,
     _copy_weights,
     _replaceable,
-    cache_weight_roots,
     manifest_for,
     manifest_problems,
     read_manifest,

@@ -3,7 +3,6 @@ reference, module checkpoints that load back as encoders, and `bench train`'s fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +16,13 @@ from sentibench.results.task_result import read_result
 from sentibench.training.checkpoint import load_state, register_encoder_kind, save_module_checkpoint
 from sentibench.training.loop import LoopConfig, build_optimizer, train_loop
 from sentibench.training.methods import Method, register_method
-from sentibench.training.options import apply_options, parse_option_pairs
+from sentibench.training.options import Count, Fraction, Rate, apply_options, parse_option_pairs, preset
 
 
-@dataclass(frozen=True)
+@preset
 class Preset:
-    lr: float
-    steps: int
+    lr: Rate
+    steps: Count
     fused: bool
     pooling: str | None
     terms: tuple[str, ...] = ("pos", "neg")
@@ -56,15 +55,15 @@ def test_bad_options_are_one_line_errors(options, message):
     ("batch_size", "0", "1"), ("max_length", "0", "8"), ("epochs", "0", "1"), ("dropout", "1.5", "0.1"),
     ("warmup_ratio", "-0.1", "0"), ("temperature", "0", "0.05"),
 ])
-def test_counts_sizes_and_rates_are_checked_by_name(key, bad, good):
-    @dataclass(frozen=True)
+def test_counts_sizes_and_rates_are_checked_by_their_declared_range(key, bad, good):
+    @preset
     class Config:
-        batch_size: int = 8
-        max_length: int | None = 32
-        epochs: int = 1
-        dropout: float = 0.1
-        warmup_ratio: float = 0.1
-        temperature: float = 0.05
+        batch_size: Count = 8
+        max_length: Count | None = 32
+        epochs: Count = 1
+        dropout: Fraction = 0.1
+        warmup_ratio: Fraction = 0.1
+        temperature: Rate = 0.05
 
     with pytest.raises(BenchError, match=f"option {key}={bad!r} must"):
         apply_options(Config(), {key: bad}, owner="test")

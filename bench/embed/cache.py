@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from sentibench.core.errors import BenchError, printable
 from sentibench.core.io import open_regular
 from sentibench.core.paths import cache_dir
-from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, Encoder, progress_label
+from sentibench.embed.batching import PROGRESS_MIN_TEXTS, progress_label
+from sentibench.embed.encoders import Encoder
 
 if TYPE_CHECKING:  # numpy is imported where vectors are made: a run whose results all exist never loads it
     import numpy as np

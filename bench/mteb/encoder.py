@@ -16,7 +16,7 @@ import numpy as np
 
 from sentibench.core.errors import BenchError
 from sentibench.embed.encoders import Encoder
-from sentibench.mteb import require_mteb
+from sentibench.embed.mteb_model import require_mteb
 from sentibench.mteb.meta import model_meta
 
 

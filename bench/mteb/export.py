@@ -27,8 +27,8 @@ from typing import Any
 
 from sentibench.core.errors import BenchError
 from sentibench.core.io import new_folder_beside
+from sentibench.embed.mteb_model import require_mteb
 from sentibench.models.catalog.cards import ModelCard, all_cards
-from sentibench.mteb import require_mteb
 from sentibench.mteb.meta import model_meta, mteb_model_name, mteb_revision
 from sentibench.mteb.twins import TWINS
 from sentibench.results.schema import ModelInfo, TaskResult

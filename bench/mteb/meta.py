@@ -26,9 +26,9 @@ import re
 from typing import Any
 
 from sentibench.core.errors import BenchError
+from sentibench.embed.mteb_model import require_mteb
 from sentibench.models.catalog.cards import ModelCard, all_cards
 from sentibench.models.catalog.kinds import recorded_kind
-from sentibench.mteb import require_mteb
 
 SAFE_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")
 MINILM_SAFETENSORS = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"

@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from sentibench.core.errors import BenchError
-from sentibench.mteb import require_mteb
+from sentibench.embed.mteb_model import require_mteb
 from sentibench.tasks.base import EvalContext, Task
 
 

@@ -17,8 +17,9 @@ from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
 from sentibench.core.provenance import refuse_dirty_committed_results
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.data.texts import every_text
+from sentibench.embed.batching import ENCODING_FOR
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import ENCODING_FOR, check_dtype, pick_device
+from sentibench.embed.devices import check_dtype, pick_device
 from sentibench.embed.run_memory import for_the_run
 from sentibench.models import (
     card_for,
@@ -240,7 +241,7 @@ def _jobs(items: list[RunItem], model: str | ModelCard | InProcessModel, card: M
 
 def _batch_invariant(model: str | ModelCard | InProcessModel, card: ModelCard, settings: RunSettings) -> bool:
     """Whether every vector of this run is a function of its text alone: a card of a kind that declares it
-    (`ModelKind.batch_invariant`: unpadded forward passes, `embed.encoders.equal_length_batches`), in float32
+    (`ModelKind.batch_invariant`: unpadded forward passes, `embed.batching.equal_length_batches`), in float32
     (where it was verified), loaded by the harness itself (not an in-process object, nor a test's factory)."""
     return (settings.encoder_factory is None and not isinstance(model, InProcessModel) and card.dtype == "float32"
             and model_kind(card.loader).batch_invariant)

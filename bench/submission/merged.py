@@ -22,7 +22,7 @@ from sentibench.core.paths import cache_dir
 from sentibench.embed.weights_safety import check_weights_folder, confined
 from sentibench.models.catalog.card_schema import ModelCard, validate_card
 from sentibench.models.catalog.cards import all_cards, check_card_file, load_card_yaml, user_cards_dir
-from sentibench.submission.submit import CARD_FILE, WEIGHT_FILES, WEIGHTS, cache_weight_roots
+from sentibench.submission.layout import CARD_FILE, WEIGHT_FILES, WEIGHTS, cache_weight_roots
 
 
 def submitted_weights(name: str, revision: str) -> Path:

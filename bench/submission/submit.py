@@ -39,7 +39,6 @@ import yaml
 from sentibench.core.errors import BenchError, Rejected
 from sentibench.core.hashing import sha256_file
 from sentibench.core.io import atomic_folder, atomic_write_json
-from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
 from sentibench.core.version import __version__
 from sentibench.embed.weights_safety import check_weights_folder
@@ -50,14 +49,11 @@ from sentibench.results.store import ResultStore
 from sentibench.results.task_result import recorded_weights, result_path
 from sentibench.results.unit_values_file import result_files
 from sentibench.submission.archive import write_zip
+from sentibench.submission.layout import CARD_FILE, MANIFEST, WEIGHT_FILES, WEIGHTS, cache_weight_roots
 from sentibench.submission.reproduce import check_against_catalog
 from sentibench.tasks.benchmarks import Benchmark, get_benchmark, required_tasks
 
 FORMAT = 1
-MANIFEST = "manifest.json"
-CARD_FILE = "card.yaml"
-WEIGHTS = "weights"
-WEIGHT_FILES = (".safetensors", ".json", ".txt", ".model")  # weights, configs, vocabularies; never code
 
 
 def results_folder(root: Path, card: ModelCard) -> Path:
@@ -161,14 +157,6 @@ def manifest_for(folder: Path, card: ModelCard, benchmark: str | None = None) ->
             "benchmark": answered.name, "benchmark_manifest_sha256": answered.manifest_sha256,
             "required_suite": [task.name for task in required_tasks(answered.name)],
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "files": files}
-
-
-def cache_weight_roots() -> list[Path]:
-    """The caches `bench verify` reads a referenced checkpoint from: sentibench's model and checkpoint
-    caches and the Hugging Face Hub cache."""
-    from huggingface_hub.constants import HF_HUB_CACHE
-
-    return [cache_dir("models"), cache_dir("checkpoints"), Path(HF_HUB_CACHE)]
 
 
 def weights_decision(card: ModelCard, with_weights: bool) -> str:

@@ -55,18 +55,10 @@ from sentibench.results.store import ResultStore
 from sentibench.results.task_result import LEGACY_BENCHMARK, VERIFICATION_FILE
 from sentibench.results.unit_values_file import result_files
 from sentibench.submission.archive import safe_extract
+from sentibench.submission.layout import CARD_FILE, MANIFEST, WEIGHTS, cache_weight_roots
 from sentibench.submission.merged import install, store_weights
 from sentibench.submission.reproduce import Reproduction, reproduce
-from sentibench.submission.submit import (
-    CARD_FILE,
-    MANIFEST,
-    WEIGHTS,
-    cache_weight_roots,
-    manifest_problems,
-    read_manifest,
-    result_problems,
-    results_folder,
-)
+from sentibench.submission.submit import manifest_problems, read_manifest, result_problems, results_folder
 from sentibench.tasks.benchmarks import BENCHMARKS
 
 DEFAULT_FRACTION = 1.0  # re-run every task; a smaller fraction is an explicit, labelled option

@@ -40,7 +40,8 @@ import numpy as np
 import torch
 
 from sentibench.core.errors import BenchError
-from sentibench.embed.encoders import TransformerEncoder, token_budget_batches
+from sentibench.embed.batching import token_budget_batches
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.training.finetune_config import FineTuneConfig, score
 from sentibench.training.loop import LoopConfig, TrainingRun, train_loop
 
@@ -68,7 +69,7 @@ class SequenceClassificationHead(torch.nn.Module):
 
     BERT-like backbones (`BertForSequenceClassification`): the pooler's dense + tanh, dropout, a fresh linear
     projection; the pooler is the checkpoint's, or a fresh dense layer when the checkpoint has none (the encoder
-    drops a pooler it could not load: `sentibench.embed.encoders.drop_unloaded_pooler`), as transformers would
+    drops a pooler it could not load: `sentibench.embed.torch_encoders.drop_unloaded_pooler`), as transformers would
     initialise the missing layer, but seeded with the run. RoBERTa-like backbones (`RobertaClassificationHead`), and
     any backbone with `fresh_dense=True`: dropout, a fresh dense + tanh, dropout, a fresh projection. Fresh layers
     are initialised as transformers does (normal with the config's `initializer_range`, zero bias) from the random

@@ -23,7 +23,8 @@ from sentibench.core.errors import BenchError
 from sentibench.core.registry import Registry, load_plugins
 
 if TYPE_CHECKING:
-    from sentibench.embed.encoders import Encoder, TransformerEncoder
+    from sentibench.embed.encoders import Encoder
+    from sentibench.embed.torch_encoders import TransformerEncoder
 
 
 class BaseModel(Protocol):

@@ -1,112 +1,120 @@
 """Typed presets and `--option KEY=VALUE` overrides, shared by every trainable method.
 
-A preset is a frozen dataclass. `apply_options` replaces fields by name, converting the command line's
-strings to each field's declared type (read from the annotations, so `bool` accepts true/false/1/0/yes/no
-and never turns the string "false" into True; `int | None` accepts "none"; `tuple[str, ...]` takes a
-comma-separated list). Unknown keys and unparsable values are one-line errors listing what is allowed, and
-so are values out of range, checked before any training starts: a count or size (`POSITIVE`) must be at
-least 1, a rate (`POSITIVE_FLOAT`) above 0, a probability or fraction (`UNIT_INTERVAL`) within [0, 1],
-and every float finite.
+A preset class is declared with `@preset`: a frozen pydantic dataclass whose fields carry their types and
+ranges (`Count`: a count or size, at least 1; `Rate`: above 0; `Fraction`: a probability or fraction within
+[0, 1]; every float finite), so a preset is validated when it is built, replaced or overridden. `apply_options`
+replaces fields by name and pydantic converts the command line's strings to each field's type (`bool` takes
+true/false/1/0/yes/no/on/off and never turns the string "false" into True); this module reads only the
+command line's own syntax: "none" (or "null") for a field that may be None, a comma-separated list for a
+tuple. Unknown keys, unparsable values and values out of range are one-line errors naming what is allowed,
+raised before any training starts.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
+
+from pydantic import ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass, is_pydantic_dataclass
+from pydantic_core import ErrorDetails
 
 from sentibench.core.errors import BenchError
 
 Preset = TypeVar("Preset")
-POSITIVE = frozenset({"batch_size", "max_length", "epochs", "max_steps", "steps", "hidden_size", "k", "pool_size",
-                      "samples_per_epoch", "sentences"})
-POSITIVE_FLOAT = frozenset({"lr", "temperature", "max_grad_norm"})
-UNIT_INTERVAL = frozenset({"dropout", "example_dropout", "slp_dropout", "mask_ratio", "mlm_probability",
-                           "validation_fraction", "warmup_ratio"})
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
+Count = Annotated[int, Field(ge=1)]
+"""A count or size (steps, epochs, batch size, token limit, neighbours ...): at least 1."""
+Rate = Annotated[float, Field(gt=0)]
+"""A learning rate, temperature or clipping norm: above 0."""
+Fraction = Annotated[float, Field(ge=0, le=1)]
+"""A probability or fraction (dropout, masking, warm-up, validation share): within [0, 1]."""
+_PRESETS = ConfigDict(allow_inf_nan=False, coerce_numbers_to_str=True)
+_BOUNDS = {"ge": "at least", "gt": "above", "le": "at most", "lt": "below"}
 
 
-def parse_value(text: Any, annotation: Any, key: str = "value") -> Any:
-    """`text` (usually a string from the command line) as a value of type `annotation`."""
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        members = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if type(None) in typing.get_args(annotation) and (text is None or str(text).lower() in ("none", "null")):
-            return None
-        errors = []
-        for member in members:
-            try:
-                return parse_value(text, member, key)
-            except BenchError as error:
-                errors.append(str(error))
-        raise BenchError(errors[0] if errors else f"option {key}={text!r} cannot be parsed")
-    if origin is tuple:
-        (item, *_rest) = typing.get_args(annotation) or (str,)
-        parts = text if isinstance(text, (list, tuple)) else [p.strip() for p in str(text).split(",") if p.strip()]
-        return tuple(parse_value(p, item, key) for p in parts)
-    if origin is typing.Literal:
-        allowed = typing.get_args(annotation)
-        if text not in allowed:
-            raise BenchError(f"option {key}={text!r}: choose one of {', '.join(map(str, allowed))}")
-        return text
-    if annotation is bool:
-        if isinstance(text, bool):
-            return text
-        word = str(text).strip().lower()
-        if word in _TRUE | _FALSE:
-            return word in _TRUE
-        raise BenchError(f"option {key}={text!r} is not a boolean (use true or false)")
-    if annotation in (int, float):
-        if isinstance(text, bool):
-            raise BenchError(f"option {key}={text!r} is not a {annotation.__name__}")
-        try:
-            value = annotation(text) if annotation is float or isinstance(text, int) else int(str(text), 10)
-        except (TypeError, ValueError):
-            raise BenchError(f"option {key}={text!r} is not a {annotation.__name__}") from None
-        if annotation is float and not math.isfinite(value):
-            raise BenchError(f"option {key}={text!r} is not a finite number")
-        return value
-    if annotation is str:
-        return str(text)
-    raise BenchError(f"option {key} has a type the command line cannot set ({annotation})")
+def preset(cls: type[Preset]) -> type[Preset]:
+    """`cls` as a preset class: a frozen dataclass that pydantic validates on every construction and `replace`."""
+    return dataclass(frozen=True, config=_PRESETS)(cls)
 
 
-def option_types(preset_class: type) -> dict[str, Any]:
-    """Field name -> resolved type annotation of a preset dataclass."""
-    hints = typing.get_type_hints(preset_class)
-    return {f.name: hints[f.name] for f in dataclasses.fields(preset_class)}
-
-
-def apply_options(preset: Preset, options: Mapping[str, Any], owner: str, extra: tuple[str, ...] = ()) -> Preset:
-    """`preset` with the fields named in `options` replaced (typed); keys in `extra` are the caller's own
-    (e.g. "ablation") and are skipped here."""
-    types_by_name = option_types(type(preset))
+def apply_options(config: Preset, options: Mapping[str, Any], owner: str, extra: tuple[str, ...] = ()) -> Preset:
+    """`config` (a preset) with the fields named in `options` replaced, typed and range-checked; keys in
+    `extra` are the caller's own (e.g. "ablation") and are skipped here."""
+    if not is_pydantic_dataclass(type(config)):
+        raise TypeError(f"{type(config).__name__} is not a preset class (declare it with @preset)")
+    annotations = typing.get_type_hints(type(config), include_extras=True)
+    fields = [field.name for field in dataclasses.fields(config)]
     changes: dict[str, Any] = {}
     for key, value in options.items():
         if key in extra:
             continue
-        if key not in types_by_name:
-            known = ", ".join([*extra, *types_by_name])
-            raise BenchError(f"unknown {owner} option '{key}'; options: {known}")
-        changes[key] = check_range(key, parse_value(value, types_by_name[key], key), value)
-    return dataclasses.replace(preset, **changes)
+        if key not in fields:
+            raise BenchError(f"unknown {owner} option '{key}'; options: {', '.join([*extra, *fields])}")
+        changes[key] = _command_line(value, annotations[key], key)
+    try:
+        return dataclasses.replace(config, **changes)
+    except ValidationError as error:
+        raise BenchError(_refusal(error.errors()[0], annotations)) from None
 
 
-def check_range(key: str, value: Any, text: Any) -> Any:
-    """`value` if it is in the range its option's name implies (None always is), else a one-line error."""
-    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    if key in POSITIVE and value < 1:
-        raise BenchError(f"option {key}={text!r} must be at least 1")
-    if key in POSITIVE_FLOAT and not value > 0:
-        raise BenchError(f"option {key}={text!r} must be above 0")
-    if key in UNIT_INTERVAL and not 0 <= value <= 1:
-        raise BenchError(f"option {key}={text!r} must be between 0 and 1")
+def _members(annotation: Any) -> list[Any]:
+    """The types a value of `annotation` may have: the members of a union, each without its `Annotated` rules."""
+    if typing.get_origin(annotation) is Annotated:
+        return _members(typing.get_args(annotation)[0])
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [member for arg in typing.get_args(annotation) for member in _members(arg)]
+    return [annotation]
+
+
+def _command_line(value: Any, annotation: Any, key: str) -> Any:
+    """`value` with the command line's syntax read: none/null for a field that may be None, a comma-separated
+    list for a tuple. A boolean given for a number is refused (pydantic would read True as 1)."""
+    members = _members(annotation)
+    if isinstance(value, str):
+        if type(None) in members and value.strip().lower() in ("none", "null"):
+            return None
+        if any(typing.get_origin(member) is tuple for member in members):
+            return [part.strip() for part in value.split(",") if part.strip()]
+    elif isinstance(value, bool) and bool not in members and members[0] in (int, float):
+        raise BenchError(f"option {key}={value!r} is not a {members[0].__name__}")
     return value
+
+
+def _bounds(annotation: Any) -> dict[str, float]:
+    """The range rules (`ge`, `gt`, `le`, `lt`) declared on `annotation`, through unions and `Annotated`."""
+    found: dict[str, float] = {}
+    if typing.get_origin(annotation) is Annotated:
+        for rule in annotation.__metadata__:
+            for item in getattr(rule, "metadata", [rule]):
+                found.update({name: getattr(item, name) for name in _BOUNDS if hasattr(item, name)})
+    for arg in typing.get_args(annotation):
+        found.update(_bounds(arg))
+    return found
+
+
+def _refusal(problem: ErrorDetails, annotations: dict[str, Any]) -> str:
+    """One pydantic problem with an option as the line the user reads: `option KEY=VALUE <why>`."""
+    key, kind = str(problem["loc"][0]), problem["type"]
+    given = f"option {key}={problem['input']!r}"
+    if kind == "literal_error":
+        choices = [arg for member in _members(annotations[key]) if typing.get_origin(member) is typing.Literal
+                   for arg in typing.get_args(member)]
+        return f"{given}: choose one of {', '.join(map(str, choices))}"
+    if kind == "finite_number":
+        return f"{given} is not a finite number"
+    if kind.startswith("bool_"):
+        return f"{given} is not a boolean (use true or false)"
+    if kind.startswith(("int_", "float_")):
+        return f"{given} is not a {kind.partition('_')[0]}"
+    bounds = _bounds(annotations[key])
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal") and bounds:
+        if {"ge", "le"} <= set(bounds):
+            return f"{given} must be between {bounds['ge']:g} and {bounds['le']:g}"
+        return f"{given} must be " + " and ".join(f"{_BOUNDS[name]} {value:g}" for name, value in bounds.items())
+    return f"{given}: {problem['msg']}"
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, str]:

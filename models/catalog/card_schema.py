@@ -16,7 +16,8 @@ from pydantic.dataclasses import dataclass
 
 from sentibench.core.errors import BenchError, one_line
 from sentibench.core.seeds import USER_SEED_LIMIT
-from sentibench.embed.encoders import DTYPES
+from sentibench.embed.devices import DTYPES
+from sentibench.models.catalog.kinds import MODEL_KINDS, recorded_kind
 
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
 """A model, card or checkpoint name: usable as one file name (no separators, no `..`)."""
@@ -27,15 +28,11 @@ MAX_PREFIX = 200
 
 def card_loaders() -> list[str]:
     """The loaders a card file may name: the installed model kinds (`models.kinds`) that allow it."""
-    from sentibench.models.catalog.kinds import MODEL_KINDS
-
     return [name for name, kind in MODEL_KINDS.items().items() if kind.in_card_files]
 
 
 def recipe_kind(loader: str) -> bool:
     """Whether cards of `loader` are trained here from their recipe (an unknown loader is not)."""
-    from sentibench.models.catalog.kinds import recorded_kind
-
     kind = recorded_kind(loader)
     return kind is not None and kind.from_recipe
 
@@ -66,7 +63,7 @@ class ModelCard:
     max_length: Annotated[int, Field(gt=0)] | None = None
     normalize: bool = False
     prefix: str = ""                # put before every text (e5's "query: "); part of the embedding-cache key
-    dtype: str = "float32"          # inference dtype, one of encoders.DTYPES; float32 for published numbers
+    dtype: str = "float32"          # inference dtype, one of devices.DTYPES; float32 for published numbers
     parameters: Annotated[int, Field(ge=0)] | None = None
     embedding_size: Annotated[int, Field(gt=0)] | None = None
     training_data: list[str] = Field(default_factory=list)  # dataset names seen in training or selection

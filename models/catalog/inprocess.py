@@ -20,7 +20,8 @@ from typing import Any
 
 from sentibench.core.errors import BenchError
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import Encoder, ObjectEncoder, TransformerEncoder
+from sentibench.embed.encoders import Encoder, ObjectEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.catalog.cards import ModelCard, all_cards
 
 UNVERSIONED = "in-process"

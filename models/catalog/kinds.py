@@ -16,13 +16,9 @@ entry point in the `sentibench.model_kinds` group.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sentibench.core.registry import Registry, load_plugins
-
-if TYPE_CHECKING:
-    from sentibench.embed.encoders import Encoder
-    from sentibench.models.catalog.card_schema import ModelCard
 
 
 @dataclass(frozen=True)
@@ -42,11 +38,6 @@ class ModelKind:
     in_card_files: bool = True              # a card file may name it
     batch_invariant: bool = False           # a text's vector never depends on its batch-mates (issue 45)
     mteb_framework: tuple[str, ...] = ("PyTorch", "Transformers")
-
-    def build_encoder(self, card: ModelCard, device: str | None) -> Encoder:
-        from sentibench.training.methods import load_entry_point
-
-        return load_entry_point(self.build)(card, device)
 
 
 MODEL_KINDS: Registry[ModelKind] = Registry("model kind", lambda: load_plugins("sentibench.model_kinds"))
@@ -89,7 +80,7 @@ def recorded_kind(loader: Any) -> ModelKind | None:
 
 CHECKPOINT = "sentibench.models.catalog.loaders:checkpoint_encoder"
 """Builds a `TransformerEncoder` or a `SentenceTransformerEncoder`, both batch-invariant (unpadded one-thread passes
-of texts of one token length: `embed.encoders`, tests/test_batch_invariance.py), or, for a folder a method saved
+of texts of one token length: `embed.batching`, tests/test_batch_invariance.py), or, for a folder a method saved
 (the `trained` kind, as `local_folder_card` names it), the method's own module, which is not declared so."""
 for _kind in (
     ModelKind("sentence-transformers", "a sentence-transformers folder (package, registry files or hub id)",

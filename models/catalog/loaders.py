@@ -18,23 +18,22 @@ from sentibench.core.paths import cache_dir
 from sentibench.data.hub import hub_access, hub_unavailable
 from sentibench.data.sources import RegistryPackage, installed_package_folder
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import (
-    WEIGHT_SUFFIXES,
-    Encoder,
+from sentibench.embed.encoders import Encoder
+from sentibench.embed.torch_encoders import (
     LazyTransformerEncoder,
     SentenceTransformerEncoder,
     TransformerEncoder,
     TransformerSettings,
     sentence_transformers_plan,
     transformer_settings,
-    weights_digest,
 )
+from sentibench.embed.weights_digest import WEIGHT_SUFFIXES, weights_digest
 from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.models.catalog.card_schema import make_card
 from sentibench.models.catalog.cards import ModelCard, get_card
 from sentibench.models.catalog.kinds import model_kind
 from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
-from sentibench.training.methods import offline_alternative
+from sentibench.training.methods import load_entry_point, offline_alternative
 
 
 def looks_like_path(name: str) -> bool:
@@ -251,7 +250,7 @@ def checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
 def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
     """The bare (uncached) encoder a card describes; a dtype other than float32, or a prefix, only for a
     `TransformerEncoder`."""
-    encoder = model_kind(card.loader).build_encoder(card, device)
+    encoder = load_entry_point(model_kind(card.loader).build)(card, device)
     if card.dtype != "float32" and not isinstance(encoder, TransformerEncoder):
         raise BenchError(f"model '{card.name}' runs in float32 only: dtype '{card.dtype}' needs a transformers "
                          "checkpoint with cls or mean pooling")
@@ -260,7 +259,7 @@ def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
     return encoder
 
 
-BATCHING = "equal-length"  # `embed.encoders.equal_length_batches`; part of the cache key (`identity`)
+BATCHING = "equal-length"  # `embed.batching.equal_length_batches`; part of the cache key (`identity`)
 
 
 def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
@@ -330,7 +329,7 @@ def sentence_transformer(card: ModelCard, max_length: int | None = None, device:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
 
-    from sentibench.embed.encoders import pick_device
+    from sentibench.embed.devices import pick_device
 
     folder = weights_folder(card)
     device = str(pick_device(device))

@@ -16,7 +16,7 @@ import yaml
 
 from sentibench.core.errors import BenchError
 from sentibench.core.io import STDOUT, write_output
-from sentibench.embed.encoders import SentenceTransformerEncoder, TransformerEncoder
+from sentibench.embed.torch_encoders import SentenceTransformerEncoder, TransformerEncoder
 from sentibench.models.catalog.card_schema import ModelCard, make_card
 from sentibench.models.catalog.cards import TO_FILL, all_cards
 from sentibench.models.catalog.loaders import build_encoder, local_folder_card, looks_like_path, weights_folder

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,7 +50,7 @@ import torch.nn.functional as F
 
 from sentibench.core.errors import BenchError
 from sentibench.data import dataset_names, get_dataset, get_spec
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.models.methods.infodcl.corpus import ExtractionRules, SurrogateCorpus, extract
 from sentibench.models.methods.infodcl.losses import DistantContrastiveLoss, InfoDCLLoss
 from sentibench.models.methods.infodcl.npmi import NPMI_FILE, NpmiMatrix, build_npmi
@@ -58,29 +58,29 @@ from sentibench.models.methods.infodcl.pairs import epoch_pairs
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import offline_alternative, trainable_base
 from sentibench.training.mlm_head import MaskedLMHead, build_head
-from sentibench.training.options import apply_options
+from sentibench.training.options import Count, Fraction, Rate, apply_options, preset
 
 LOG_FILE = "infodcl_log.json"
 ABLATIONS = ("no-ccl", "no-lcl", "no-slp", "no-mlm", "no-repair")
 
 
-@dataclass(frozen=True)
+@preset
 class Config:
     """One run's hyperparameters (a preset, possibly overridden by `--option key=value`)."""
 
-    max_length: int
-    batch_size: int              # (anchor, positive) pairs per step: 2x tweets
-    lr: float
-    epochs: int
+    max_length: Count
+    batch_size: Count            # (anchor, positive) pairs per step: 2x tweets
+    lr: Rate
+    epochs: Count
     weight_decay: float
-    temperature: float
+    temperature: Rate
     lambda_mlm: float            # lambda_1
     lambda_slp: float            # lambda_2
     gamma: float
     eval_every: int
     pooling: str | None = None   # None keeps the base card's pooling
-    mlm_probability: float = 0.15
-    slp_dropout: float = 0.1
+    mlm_probability: Fraction = 0.15
+    slp_dropout: Fraction = 0.1
     detach_lcl_weights: bool = False
     min_words: int = 5
     single_label: bool = False
@@ -88,8 +88,8 @@ class Config:
     npmi_min_count: int = 3
     npmi_min_ratio: float = 0.02
     npmi_min_labels: int = 2
-    validation_fraction: float = 0.1
-    max_steps: int | None = None
+    validation_fraction: Fraction = 0.1
+    max_steps: Count | None = None
     use_ccl: bool = True
     use_lcl: bool = True
     use_slp: bool = True

@@ -13,25 +13,25 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.training.loop import hf_max_steps
-from sentibench.training.options import apply_options
+from sentibench.training.options import Count, apply_options, preset
 
 
-@dataclass(frozen=True)
+@preset
 class SetFitConfig:
     samples_per_label: int
     num_iterations: int = 20
     body_lr: float = 3e-5
     head_lr: float = 1e-2
     l2_weight: float = 0.01
-    batch_size: int = 32
+    batch_size: Count = 32
     body_epochs: int = 1
     head_epochs: int = 5
-    max_length: int | None = None
+    max_length: Count | None = None
 
 
 PRESETS = {"paper": SetFitConfig(samples_per_label=625), "cpu": SetFitConfig(samples_per_label=16, max_length=64)}

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,7 +55,9 @@ from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.data.sources import installed_package_folder
 from sentibench.embed.cache import CachedEncoder
-from sentibench.embed.encoders import Encoder, ObjectEncoder, SentenceTransformerEncoder, weights_digest
+from sentibench.embed.encoders import Encoder, ObjectEncoder
+from sentibench.embed.torch_encoders import SentenceTransformerEncoder
+from sentibench.embed.weights_digest import weights_digest
 from sentibench.embed.weights_safety import check_weights_folder
 from sentibench.evaluation.metrics import RANK_WEIGHTS
 from sentibench.evaluation.retrieval import retrieval_sample, score_retrieval
@@ -69,32 +71,32 @@ from sentibench.models.methods.polarity.examples import (
 )
 from sentibench.models.methods.polarity.losses import TripletDistance, loss_spec
 from sentibench.training.loop import hf_max_steps
-from sentibench.training.options import apply_options
+from sentibench.training.options import Count, Fraction, Rate, apply_options, preset
 
 
-@dataclass(frozen=True)
+@preset
 class Config:
     """One run (a preset, overridden by `--option key=value`)."""
 
-    samples_per_epoch: int                  # N
-    epochs: int
-    batch_size: int
-    lr: float
-    pool_size: int                          # generated examples kept (§3.4's dropout target)
+    samples_per_epoch: Count                # N
+    epochs: Count
+    batch_size: Count
+    lr: Rate
+    pool_size: Count                        # generated examples kept (§3.4's dropout target)
     eval_limit: int | None                  # test queries per epoch evaluation (None: all)
-    max_length: int | None = None           # None: the base model's
+    max_length: Count | None = None         # None: the base model's
     loss: str = "triplet"                   # triplet | contrastive | online-contrastive | mnrl
     margin: float | None = None             # None: Table 2's default (the library's)
     triplet_distance: TripletDistance = "euclidean"
     threshold: float | None = 0.5           # None: no similarity filter (the authors' code)
-    k: int = 16                             # neighbours per polarity in example generation
+    k: Count = 16                           # neighbours per polarity in example generation
     weights: Literal["linear-discount", "uniform"] = "linear-discount"  # P and S in the epoch evaluation
     batch_sampler: Literal["batch_sampler", "no_duplicates"] = "batch_sampler"
     weight_decay: float = 0.01
-    warmup_ratio: float = 0.1
+    warmup_ratio: Fraction = 0.1
     neighbour_search: NeighbourSearch = "per-polarity"  # k per polarity, or the k nearest overall split by label
     thinning: Thinning = "exact-count"      # exactly pool_size, or per-loss-dropout (each example dropped)
-    example_dropout: float | None = None    # per-loss-dropout's rate; None: the authors' SST-2 rate of the loss
+    example_dropout: Fraction | None = None  # per-loss-dropout's rate; None: the authors' SST-2 rate of the loss
     example_encoder: str | None = None      # a folder, package:<module>/<folder> or hub id; None: the base itself
     selection: Literal["last-epoch", "validation"] = "last-epoch"  # the paper's, or the best validation epoch
     patience: int | None = None             # `validation`: epochs without improvement before stopping
@@ -104,9 +106,6 @@ class Config:
         loss_spec(self.loss)
         if self.weights not in RANK_WEIGHTS:
             raise BenchError(f"option weights: choose {', '.join(RANK_WEIGHTS)}")
-        for name in ("samples_per_epoch", "epochs", "batch_size", "pool_size", "k"):
-            if getattr(self, name) < 1:
-                raise BenchError(f"polarity-st option {name} must be at least 1")
         if self.patience is not None and (self.patience < 1 or self.selection != "validation"):
             raise BenchError("polarity-st option patience must be at least 1 and needs selection=validation")
 

@@ -55,7 +55,7 @@ import torch
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
 from sentibench.data.lexicons import SENTIWORDNET_SOURCE
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.evaluation.sgts import sgts_on_split
 from sentibench.models.methods.senticse.lexicon import VocabularyTables, sentiwordnet, vocabulary_tables
 from sentibench.models.methods.senticse.losses import PolarityMaskedLMLoss, QuadrupleContrastiveLoss
@@ -63,27 +63,27 @@ from sentibench.models.methods.senticse.quadruples import quadruples
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import trainable_base
 from sentibench.training.mlm_head import MaskedLMHead, build_head
-from sentibench.training.options import apply_options
+from sentibench.training.options import Count, Fraction, Rate, apply_options, preset
 
 LOG_FILE = "senticse_log.json"
 ABLATIONS = ("pos-only", "neg-only", "no-word")
 
 
-@dataclass(frozen=True)
+@preset
 class Config:
     """One training run's hyperparameters (a preset, possibly overridden by `--option key=value`). The field
     defaults below are the earlier behaviour (the printed equations); both presets set the authors' choices.
     Keep them: `models/catalog/trained.py` reads a checkpoint report that predates a field as that field's default."""
 
-    max_length: int
-    batch_size: int          # quadruples per step (4x sentences)
-    lr: float
-    steps: int
+    max_length: Count
+    batch_size: Count        # quadruples per step (4x sentences)
+    lr: Rate
+    steps: Count
     pooling: str | None      # None keeps the base card's pooling
-    temperature: float
+    temperature: Rate
     lambda_w: float
     alpha: float             # multiply: every negative's weight; add-to-logits: the own hard negative's log-weight
-    mask_ratio: float
+    mask_ratio: Fraction
     eval_every: int
     word_reduction: Literal["sum", "mean", "mean-kept"]  # eq. 3-4's sum, mean over masked or over kept tokens
     sentence_terms: tuple[str, ...] = ("pos", "neg")
@@ -94,7 +94,7 @@ class Config:
     word_delta: Literal["any-change", "polar-flip"] = "any-change"
     masked_sentences: Literal["anchors", "all"] = "anchors"  # which sentences of a quadruple carry L_w
     negative_anchor: Literal["n", "n-plus"] = "n"  # L_neg's anchor: eq. 6's n_i, or n_i+ (see `losses`)
-    max_grad_norm: float | None = None  # None: no clipping (`cpu`); 1.0: the authors' Trainer's default (`paper`)
+    max_grad_norm: Rate | None = None   # None: no clipping (`cpu`); 1.0: the authors' Trainer's default (`paper`)
     masking: Literal["exact-count", "per-token"] = "exact-count"  # `cpu`; `per-token`: the authors' (`paper`)
     patience: int | None = None        # validations in a row without improvement before stopping (`plateau`)
     schedule: Literal["linear", "constant"] = "linear"  # after warm-up; `plateau` holds the rate constant

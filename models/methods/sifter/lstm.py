@@ -113,7 +113,7 @@ class LSTMEncoder:
 
     def __init__(self, module: SifterLSTM, tokenizer, lexicon: frozenset[str], max_length: int,
                  name: str = "sifter-lstm", device: str | None = None) -> None:
-        from sentibench.embed.encoders import pick_device
+        from sentibench.embed.devices import pick_device
 
         self.device = pick_device(device)
         self.module = module.to(self.device).eval()
@@ -123,7 +123,7 @@ class LSTMEncoder:
         return tokenize(self.tokenizer, texts, self.lexicon, self.max_length, self.device)
 
     def encode(self, texts: Sequence[str], batch_size: int = 32, show_progress_bar: bool | None = None) -> np.ndarray:
-        from sentibench.embed.encoders import PROGRESS_MIN_TEXTS, length_sorted_batches
+        from sentibench.embed.batching import PROGRESS_MIN_TEXTS, length_sorted_batches
 
         texts = list(texts)
         out = np.zeros((len(texts), self.module.weight_hh.shape[1]), dtype=np.float32)

@@ -16,7 +16,6 @@ weight), so `cpu` uses 1e-3 for three epochs; `paper` keeps 1e-5 for 20 epochs.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -28,19 +27,19 @@ from sentibench.data.lexicons import OPINION_SOURCE, opinion_lexicon
 from sentibench.models.methods.sifter.lstm import LSTMEncoder, SifterLSTM
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import BaseModel, offline_alternative
-from sentibench.training.options import apply_options
+from sentibench.training.options import Count, Fraction, Rate, apply_options, preset
 
 
-@dataclass(frozen=True)
+@preset
 class Config:
     gate: Literal["sifter", "standard"]   # standard: X is empty (the plain LSTM control)
-    lr: float
-    epochs: int
-    batch_size: int = 32
-    hidden_size: int = 384
-    dropout: float = 0.2
+    lr: Rate
+    epochs: Count
+    batch_size: Count = 32
+    hidden_size: Count = 384
+    dropout: Fraction = 0.2
     weight_decay: float = 1e-7
-    max_length: int = 64
+    max_length: Count = 64
     eval_every: int = 50
     patience: int | None = None
     log_every: int = 25

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -34,29 +33,29 @@ import torch
 
 from sentibench.core.errors import BenchError
 from sentibench.data import get_dataset
-from sentibench.embed.encoders import TransformerEncoder
+from sentibench.embed.torch_encoders import TransformerEncoder
 from sentibench.evaluation import metrics
 from sentibench.models.methods.sifter.losses import SifterLoss
 from sentibench.models.methods.sifter.positives import DEFAULT_DELETE, build_positives
 from sentibench.training.contrastive import InfoNCELoss
 from sentibench.training.loop import LoopConfig, train_loop
 from sentibench.training.methods import trainable_base
-from sentibench.training.options import apply_options
+from sentibench.training.options import Count, Fraction, Rate, apply_options, preset
 
 CORPUS = "train-sentences"
 
 
-@dataclass(frozen=True)
+@preset
 class Config:
     variant: Literal["sifter", "simcse"]
-    sentences: int | None        # seeded sample of the corpus; None: all of it
-    batch_size: int
-    lr: float
-    max_length: int              # training-time token limit (Y+ is X plus a backbone: keep room)
+    sentences: Count | None      # seeded sample of the corpus; None: all of it
+    batch_size: Count
+    lr: Rate
+    max_length: Count            # training-time token limit (Y+ is X plus a backbone: keep room)
     pooling: str | None          # None: the base card's pooling
     mlp: bool                    # SimCSE's training-only MLP over the pooled vector (dropped when saved)
-    dropout: float               # every dropout of the encoder (§6.2)
-    temperature: float
+    dropout: Fraction            # every dropout of the encoder (§6.2)
+    temperature: Rate
     lambda_xy: float = 1.0       # eq. 2's weights (§6.1's ablation)
     lambda_xz: float = 1.0
     lambda_yz: float = 1.0
@@ -73,8 +72,6 @@ class Config:
         if any(weight < 0 for weight in lambdas) or not any(lambdas):
             raise BenchError(f"SIFTER-SimCSE's lambda_xy, lambda_xz, lambda_yz must be non-negative and not all zero, "
                              f"got {lambdas}")
-        if self.temperature <= 0:
-            raise BenchError(f"SIFTER-SimCSE's temperature must be positive, got {self.temperature}")
 
     def loop(self) -> LoopConfig:
         return LoopConfig(learning_rate=self.lr, max_epochs=1, weight_decay=0.0, max_grad_norm=None,
