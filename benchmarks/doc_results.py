@@ -1,0 +1,305 @@
+"""Scores, intervals and training logs the method and model docs quote, regenerated from the committed results.
+
+    python benchmarks/doc_results.py           # print every block
+    python benchmarks/doc_results.py --docs    # rewrite them (benchmarks/doc_blocks.py checks them)
+
+Every number is read from `results/<card>/<revision>/<task>.json` (main score x 100, its 95% interval, the other
+metrics a result records) or from the training log committed beside it (`training.json`: steps, kept step,
+validation history, loss curve, the training loop's seconds); the lite axis means are
+`benchmarks/plateau_training.py`'s. Nothing is run: paired comparisons (`bench compare`) and timings of whole
+runs, which no committed file records, stay typed in the pages.
+
+`--smoke` (CI: the script still runs) prints the block names and their sizes, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = "doc_results"
+
+
+# --- reading -------------------------------------------------------------------------------------------------
+
+@cache
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def folder(root: Path, card: str, revision: str | None = None) -> Path:
+    """results/<card>/<revision>/; without a revision, the card's only revision folder."""
+    if revision is not None:
+        return root / "results" / card / revision
+    found = sorted(p for p in (root / "results" / card).iterdir() if p.is_dir())
+    if len(found) != 1:
+        raise SystemExit(f"error: results/{card} holds {len(found)} revisions; name one")
+    return found[0]
+
+
+def result(root: Path, card: str, task: str, revision: str | None = None) -> dict:
+    return _read(folder(root, card, revision) / f"{task}.json")
+
+
+def training(root: Path, card: str, revision: str | None = None) -> dict:
+    return _read(folder(root, card, revision) / "training.json")
+
+
+def scores(record: dict, split: str | None = None) -> dict:
+    return record["scores"][split or record["sentibench"].get("main_split", "test")][0]
+
+
+def main_score(record: dict, split: str | None = None) -> float:
+    return scores(record, split)["main_score"]
+
+
+def interval(record: dict) -> tuple[float, float]:
+    ci = record["sentibench"]["details"]["confidence_interval"]
+    return ci["low"], ci["high"]
+
+
+def in_domain(record: dict) -> bool:
+    return bool(record["sentibench"].get("trained_on_eval_dataset"))
+
+
+# --- formatting -----------------------------------------------------------------------------------------------
+
+def x100(value: float, decimals: int = 2) -> str:
+    return f"{100 * value:.{decimals}f}"
+
+
+def cell(record: dict, ci: bool = True, star: bool = False, decimals: int = 2) -> str:
+    """Main score x 100, `*` when in-domain (if asked), and its 95% interval."""
+    text = x100(main_score(record), decimals) + ("*" if star and in_domain(record) else "")
+    if ci:
+        low, high = interval(record)
+        text += f" [{x100(low, decimals)}, {x100(high, decimals)}]"
+    return text
+
+
+def geometry(record: dict, star: bool = True) -> str:
+    """An align task's tolerance x 100 / alignment / uniformity."""
+    s = scores(record)
+    return (f"{x100(s['tolerance'], 1)}{'*' if star and in_domain(record) else ''} / {s['alignment']:.3f} / "
+            f"{s['uniformity']:.3f}")
+
+
+def seconds(value: float) -> str:
+    return f"{round(value):,} s"
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + " --- |" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def history(log: dict) -> dict[int, float]:
+    return {point["step"]: point.get("validation", point.get("polarity_score")) for point in log["history"]}
+
+
+def kept(log: dict) -> float:
+    return history(log)[log["best_step"]]
+
+
+def plateau():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import plateau_training  # a sibling script: the lite axis means and the training summaries
+
+    return plateau_training
+
+
+@cache
+def lite(root: Path, card: str, revision: str) -> dict[str, float]:
+    return plateau().lite_axes(store(root), card, revision)
+
+
+@cache
+def store(root: Path):
+    from sentibench.results.store import ResultStore
+
+    return ResultStore.load(root / "results")
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.fmean(values):.2f} ± {statistics.stdev(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+# --- docs/senticse.md ------------------------------------------------------------------------------------------
+
+SGTS = ("sgts-mr", "sgts-vader-amazon", "sgts-vader-nyt", "sgts-vader-tweets", "sgts-imdb")
+
+
+def senticse(root: Path) -> dict[str, str]:
+    out = {}
+    # the authors' clipping and masking, against seed 0 of the plateau card and the seed spread
+    rows = []
+    cards = (("`senticse-minilm` (seed 0, no clipping, exact-count)", "senticse-minilm", "senticse-plateau-r1"),
+             ("`senticse-minilm-clip`", "senticse-minilm-clip", None),
+             ("`senticse-minilm-per-token`", "senticse-minilm-per-token", None))
+    for label, card, revision in cards:
+        where = folder(root, card, revision)
+        log = training(root, card, revision)
+        summary = plateau().training_summary(where)
+        axes = lite(root, card, where.name)
+        rows.append([label, f"{log['steps']} / {log['best_step']} "
+                            f"({'patience' if summary['stopped_early'] else 'step cap'})",
+                     f"{log['seconds']:.0f}", f"{kept(log):.4f}", f"{axes['Sentiment']:.2f}", f"{axes['Meaning']:.2f}"])
+    seeds = [lite(root, c, "senticse-plateau-r1") for c in ("senticse-minilm", "senticse-minilm-seed1",
+                                                             "senticse-minilm-seed2")]
+    rows.append(["`senticse-minilm`, seeds 0-2 (the training-seed spread)", "", "", "",
+                 spread([s["Sentiment"] for s in seeds]), spread([s["Meaning"] for s in seeds])])
+    out["clip-per-token"] = table(["card", "steps run / kept", "training loop s (wall)",
+                                   "kept validation (MR validation SgTS)", "lite Sentiment", "lite Meaning"], rows)
+    # Table 7's ablations at r2: training, then SgTS with intervals
+    ablations = (("L_w + L_pos", "senticse-minilm-pos-only", "senticse-cpu-pos-only-r2"),
+                 ("L_w + L_neg", "senticse-minilm-neg-only", "senticse-cpu-neg-only-r2"),
+                 ("L_pos + L_neg", "senticse-minilm-no-word", "senticse-cpu-no-word-r2"),
+                 ("SentiCSE", "senticse-minilm", "senticse-cpu-r2"))
+    parts = []
+    for label, card, revision in ablations:
+        log = training(root, card, revision)
+        h = history(log)
+        parts.append(f"{label} {seconds(log['seconds'])}, chose step {log['best_step']} "
+                     f"({h[0]:.3f} -> {kept(log):.3f})")
+    out["ablations-r2-training"] = (f"Training, {training(root, *ablations[0][1:])['steps']} steps each (the "
+                                    f"training loop's seconds and validation SgTS-MR, from the committed logs): "
+                                    + "; ".join(parts) + ".\n")
+    rows = [["all-minilm-l6-v2 (base, no training)", *(cell(result(root, "all-minilm-l6-v2", t)) for t in SGTS)]]
+    for label, card, revision in (("senticse-minilm-pos-only (L_w + L_pos)", "senticse-minilm-pos-only",
+                                   "senticse-cpu-pos-only-r2"),
+                                  ("senticse-minilm-neg-only (L_w + L_neg)", "senticse-minilm-neg-only",
+                                   "senticse-cpu-neg-only-r2"),
+                                  ("senticse-minilm-no-word (L_pos + L_neg)", "senticse-minilm-no-word",
+                                   "senticse-cpu-no-word-r2"),
+                                  ("senticse-minilm (SentiCSE)", "senticse-minilm", "senticse-cpu-r2")):
+        rows.append([label, *(cell(result(root, card, t, revision)) for t in SGTS)])
+    out["ablations-r2-sgts"] = table(["model", *SGTS], rows)
+    for alpha, card, revision in (("0", "senticse-minilm-alpha0", "senticse-cpu-alpha0-r1"),
+                                  ("2", "senticse-minilm-alpha2", "senticse-cpu-alpha2-r1")):
+        log, base = training(root, card, revision), training(root, "senticse-minilm", "senticse-cpu-r2")
+        h = history(log)
+        against = f", against {kept(base):.3f} for alpha = 1" if alpha == "0" else ""
+        out[f"alpha{alpha}-training"] = (f"{seconds(log['seconds'])} of training loop on one thread; validation "
+                                         f"SgTS-MR {h[0]:.3f} -> {kept(log):.3f} at step {log['best_step']}{against}")
+    r2 = training(root, "senticse-minilm", "senticse-cpu-r2")
+    out["r2-training"] = f"{r2['steps']} steps in {seconds(r2['seconds'])} (the training loop)"
+    return out
+
+
+# --- docs/infodcl.md -------------------------------------------------------------------------------------------
+
+INFODCL_BASE_TASKS = ("sgts-mr", "sgts-vader-amazon", "sgts-vader-tweets", "sgts-vader-nyt", "sgts-imdb", "probe-mr",
+                      "probe-vader-amazon", "probe-vader-tweets", "probe-tweets-3class", "probe-imdb")
+
+
+def fewshot_cell(record: dict) -> str:
+    s = scores(record)
+    low, high = interval(record)
+    return f"{x100(s['main_score'])} [{x100(low)}, {x100(high)}] (std {x100(s['f1_std'], 1)})"
+
+
+def infodcl(root: Path) -> dict[str, str]:
+    out = {}
+    r2 = ("infodcl-minilm", "infodcl-cpu-r2")
+    rows = [[t + ("*" if in_domain(result(root, *r2[:1], t, r2[1])) else ""),
+             cell(result(root, "all-minilm-l6-v2", t)), cell(result(root, r2[0], t, r2[1]), star=True)]
+            for t in INFODCL_BASE_TASKS]
+    few = "fewshot-infodcl-n20-vader-tweets"
+    version = result(root, r2[0], few, r2[1])["sentibench"]["task"]["version"]
+    rows.append([f"{few} (macro-F1, fine-tuned, task version {version})", fewshot_cell(result(root, "all-minilm-l6-v2",
+                                                                                              few)),
+                 fewshot_cell(result(root, r2[0], few, r2[1]))])
+    for task in ("align-tweets-3class", "align-vader-tweets"):
+        star = "*" if in_domain(result(root, r2[0], task, r2[1])) else ""
+        rows.append([f"{task}{star}: tolerance / alignment / uniformity",
+                     geometry(result(root, "all-minilm-l6-v2", task)), geometry(result(root, r2[0], task, r2[1]))])
+    out["r2-against-base"] = table(["task", "all-minilm-l6-v2", "infodcl-minilm (r2)"], rows)
+    log = training(root, *r2)
+    first, last = log["loss_curve"][0], log["loss_curve"][-1]
+    terms = (("loss", "L (eq. 7)"), ("ccl", "L_CCL"), ("lcl", "L_LCL-LiT"), ("slp", "L_SLP"),
+             ("mlm", "L_MLM (fresh tied head)"))
+    out["r2-losses"] = table(["", f"step {first['step']} (first window)", f"step {last['step']} (last)"],
+                             [[label, f"{first[k]:.2f}", f"{last[k]:.2f}"] for k, label in terms])
+    held = history(log)
+    out["r2-held-out"] = ", ".join(f"{-v:.3f}" for v in held.values()) + f" (step {max(held)})"
+    out["r2-training"] = (f"Training: {log['steps']} steps, **{seconds(log['seconds'])} "
+                          f"({log['seconds'] / 60:.1f} min) of training loop** in the committed log")
+    # Table 18's rows
+    columns = (*INFODCL_BASE_TASKS, "fewshot-infodcl-n20-vader-tweets", "fewshot-frozen-infodcl-n20-vader-tweets")
+    models = (("all-minilm-l6-v2", "all-minilm-l6-v2", None), ("infodcl-minilm (full)", *r2),
+              ("infodcl-minilm-no-ccl (A)", "infodcl-minilm-no-ccl", None),
+              ("infodcl-minilm-no-lcl (B)", "infodcl-minilm-no-lcl", None),
+              ("infodcl-minilm-no-lcl-ccl (C)", "infodcl-minilm-no-lcl-ccl", None),
+              ("infodcl-minilm-no-slp (D)", "infodcl-minilm-no-slp", None),
+              ("infodcl-minilm-no-mlm (E)", "infodcl-minilm-no-mlm", None),
+              ("infodcl-minilm-dcl (F)", "infodcl-minilm-dcl", None),
+              ("infodcl-minilm-no-repair (G)", "infodcl-minilm-no-repair", None))
+    rows = []
+    for label, card, revision in models:
+        rows.append([label, *(cell(result(root, card, t, revision), ci=False) for t in columns),
+                     *(geometry(result(root, card, t, revision), star=False)
+                       for t in ("align-tweets-3class", "align-vader-tweets"))])
+    headers = ["model", "sgts-mr", "sgts-amazon", "sgts-tweets", "sgts-nyt", "sgts-imdb", "probe-mr", "probe-amazon",
+               "probe-tweets", "probe-tweets-3class*", "probe-imdb", "few-shot N=20 (F1, fine-tuned, v2)",
+               "few-shot N=20 (F1, frozen twin)", "align-tweets-3class*", "align-vader-tweets"]
+    out["ablations-table"] = table(headers, rows)
+    a, f = training(root, "infodcl-minilm-no-ccl"), training(root, "infodcl-minilm-dcl")
+    out["ablations-a-f-training"] = (
+        f"`infodcl-minilm-no-ccl` (A): {a['steps']} steps in {seconds(a['seconds'])} of training loop, held-out loss "
+        f"{-history(a)[min(history(a))]:.3f} -> {-kept(a):.3f}. `infodcl-minilm-dcl` (F): {f['steps']} steps in "
+        f"{seconds(f['seconds'])}, held-out loss\n{-history(f)[min(history(f))]:.3f} -> {-kept(f):.3f}")
+    rest = {row: training(root, f"infodcl-minilm-{name}") for row, name in
+            (("B", "no-lcl"), ("C", "no-lcl-ccl"), ("D", "no-slp"), ("G", "no-repair"))}
+    e = training(root, "infodcl-minilm-no-mlm")
+    steps = sorted({log["steps"] for log in (*rest.values(), e)})
+    loop = [log["seconds"] for log in rest.values()]
+    out["ablations-bcdeg-training"] = (
+        f"Training on one core beside another job (the committed logs' training loop): {'/'.join(map(str, steps))} "
+        f"steps each, {round(min(loop)):,}-{seconds(max(loop))}; without MLM (E) {seconds(e['seconds'])} (best\n"
+        f"  held-out loss at step {e['best_step']}).")
+    # version 2 of the fine-tuned few-shot tasks (the sequence-classification head), with the frozen twin
+    def t_cell(r: dict) -> str:
+        low, high = interval(r)
+        return f"{x100(main_score(r))} [{x100(low, 1)}, {x100(high, 1)}]"
+
+    rows = []
+    for label, card, revision in (("all-minilm-l6-v2", "all-minilm-l6-v2", None), ("infodcl-minilm", *r2),
+                                  ("infodcl-minilm-no-ccl", "infodcl-minilm-no-ccl", None),
+                                  ("infodcl-minilm-dcl", "infodcl-minilm-dcl", None)):
+        rows.append([label, *(t_cell(result(root, card, t, revision)) for t in
+                              ("fewshot-infodcl-n20-vader-tweets", "fewshot-frozen-infodcl-n20-vader-tweets",
+                               "fewshot-infodcl-n100-vader-tweets"))])
+    out["fewshot-v2"] = table(["model", "N = 20 fine-tuned (v2)", "N = 20 frozen twin", "N = 100 fine-tuned (v2)"],
+                              rows)
+    return out
+
+
+def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
+    return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", action="store_true", help="rewrite the blocks in the README and docs/")
+    parser.add_argument("--smoke", action="store_true", help="list the blocks; write nothing")
+    args = parser.parse_args()
+    generated = doc_blocks(ROOT)
+    for page, blocks in generated.items():
+        for block, text in blocks.items():
+            print(f"{page}: {block} ({len(text)} characters)" if args.smoke else f"--- {page}: {block}\n{text}")
+    if args.docs and not args.smoke:
+        from doc_blocks import write  # a sibling script
+
+        for page in write(generated, ROOT):
+            print(f"rewrote {page}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
