@@ -280,8 +280,106 @@ def infodcl(root: Path) -> dict[str, str]:
     return out
 
 
+# --- paired comparisons (`bench compare`, on the committed results' unit values or seeds) -----------------------
+
+def compared(root: Path, a: str, b: str, tasks: list[str]) -> list:
+    from sentibench.report.compare import compare
+
+    return compare(root / "results", a, b, tasks)
+
+
+def signed(value: float) -> str:
+    return f"{100 * value:+.2f}"
+
+
+def p_text(p: float) -> str:
+    return f"{p:#.2g}" if p >= 0.1 else f"{p:.2g}"
+
+
+def compare_table(rows: list, a: str, b: str) -> str:
+    return table(["task", a, b, "A - B", "95% CI", "p", "p (BH)"],
+                 [[r.task, x100(r.score_a), x100(r.score_b), signed(r.difference),
+                   f"[{x100(r.low)}, {x100(r.high)}]", p_text(r.p_value), p_text(r.p_adjusted)] for r in rows])
+
+
+# --- docs/sifter.md --------------------------------------------------------------------------------------------
+
+def sifter(root: Path) -> dict[str, str]:
+    out = {}
+    sts = "sts-stsb"
+    rows = []
+    for label, card, revision, views in (("simcse-unsup-minilm r3 (dropout 0.15)", "simcse-unsup-minilm",
+                                          "simcse-unsup-cpu-r3", ""),
+                                         ("sifter-simcse-minilm r2 (cpu)", "sifter-simcse-minilm",
+                                          "sifter-simcse-cpu-r2", " (batch 16 x 3 views)")):
+        r, log = result(root, card, sts, revision), training(root, card, revision)
+        h, losses = history(log), log["loss_curve"]
+        low, high = interval(r)  # `*`: selected on STS-B's dev split
+        rows.append([label, f"{x100(main_score(r))}* [{x100(low)}, {x100(high)}]",
+                     f"{x100(main_score(r, 'validation'))}*",
+                     f"{log['steps']} steps{views}, {seconds(log['seconds'])} of training loop; dev "
+                     + " / ".join(f"{100 * v:.2f}" for v in h.values()) + " at steps "
+                     + " / ".join(map(str, h)) + f", best at step {log['best_step']}; loss {losses[0]['loss']:.3f} "
+                     f"(steps 1-{losses[0]['step']}) -> {losses[-1]['loss']:.3f} "
+                     f"({losses[-2]['step'] + 1}-{losses[-1]['step']})"])
+    base = result(root, "all-minilm-l6-v2", sts)
+    rows.append(["all-minilm-l6-v2 (mean pooling, for scale)", x100(main_score(base)),
+                 x100(main_score(base, "validation")), "-"])
+    out["cpu-preset-stsb"] = table(["model", "STS-B test", "STS-B dev (selection)", "training"], rows)
+    tasks = ["sts-stsb", "sgts-imdb", "sgts-mr", "sgts-vader-amazon", "sgts-vader-nyt", "sgts-vader-tweets"]
+    out["cpu-preset-compare"] = compare_table(
+        compared(root, "sifter-simcse-minilm@sifter-simcse-cpu-r2", "simcse-unsup-minilm@simcse-unsup-cpu-r3", tasks),
+        "SIFTER", "SimCSE")
+    # the LSTMs as frozen encoders
+    columns = ("sgts-imdb", "sgts-mr", "sgts-vader-amazon", "sgts-vader-nyt", "sgts-vader-tweets", "probe-imdb",
+               "probe-mr", "probe-tweets-3class", "probe-vader-amazon", "probe-vader-nyt", "probe-vader-tweets")
+    rows = []
+    for label, card in (("sifter-lstm-mr", "sifter-lstm-mr"), ("lstm-mr (control)", "lstm-mr")):
+        rows.append([label, *(cell(result(root, card, t, "sifter-lstm-cpu-r1" if card == "sifter-lstm-mr" else None),
+                                   ci=t == "sgts-mr", star=True, decimals=2) for t in columns)])
+    rows.append(["all-minilm-l6-v2", *(cell(result(root, "all-minilm-l6-v2", t)) if t == "sgts-mr" else "-"
+                                       for t in columns)])
+    for row in rows:  # intervals at one decimal, as the result files' spread warrants
+        row[2] = _one_decimal_interval(row[2])
+    out["lstm-frozen"] = table(["model", *columns], rows)
+    log = training(root, "sifter-lstm-mr", "sifter-lstm-cpu-r1")
+    h = history(log)
+    first = min(h)
+    out["lstm-training"] = (f"{log['steps']} steps (3 epochs of MR train at batch 32), **{seconds(log['seconds'])} of "
+                            f"training loop** on one core beside another\njob; MR validation accuracy rose from "
+                            f"{100 * h[first]:.1f}% (step {first}) to its best, **{100 * kept(log):.1f}% at step "
+                            f"{log['best_step']}**")
+    # SIFTER-LSTM against LSTM as classifiers: docs/sifter-lstm-mr-seeds.json
+    from scipy.stats import ttest_rel
+
+    seeds = json.loads((root / "docs" / "sifter-lstm-mr-seeds.json").read_text(encoding="utf-8"))
+    runs = {(run["gate"], run["seed"]): run for run in seeds["runs"]}
+    order = sorted({seed for _, seed in runs})
+    acc = {gate: [100 * runs[gate, seed]["test_accuracy"] for seed in order] for gate in ("standard", "sifter")}
+    paper = {"standard": "84.97 ± 0.38", "sifter": "85.37 ± 0.31"}  # Table 3 of the paper, SST-2
+    rows = [[label, *(f"{a:.2f}" for a in acc[gate]),
+             f"{statistics.fmean(acc[gate]):.2f} ± {statistics.stdev(acc[gate]):.2f}", paper[gate]]
+            for gate, label in (("standard", "LSTM (gate=standard)"), ("sifter", "SIFTER-LSTM"))]
+    out["lstm-classifier"] = table(["model", f"seed {order[0]}", *map(str, order[1:]), "mean ± std", "paper (SST-2)"],
+                                   rows)
+    test = ttest_rel(acc["sifter"], acc["standard"])
+    out["lstm-classifier-gain"] = f"{statistics.fmean(acc['sifter']) - statistics.fmean(acc['standard']):+.2f}"
+    out["lstm-classifier-test"] = f"t = {test.statistic:.2f}, p = {test.pvalue:.2f}"
+    times = [run["seconds"] for run in seeds["runs"]]
+    out["lstm-classifier-seconds"] = f"{min(times):.0f}-{max(times):.0f} s"
+    return out
+
+
+def _one_decimal_interval(text: str) -> str:
+    if "[" not in text:
+        return text
+    head, rest = text.split(" [")
+    low, high = rest.rstrip("]").split(", ")
+    return f"{head} [{float(low):.1f}, {float(high):.1f}]"
+
+
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
-    return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root)}
+    return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root), "docs/sifter.md": sifter(root)}
 
 
 def main() -> int:
