@@ -370,6 +370,37 @@ def sifter(root: Path) -> dict[str, str]:
     return out
 
 
+# --- docs/polarity.md -----------------------------------------------------------------------------------------
+
+POLARITY_SUITE = ("retrieval-mr", "retrieval-vader-amazon", "retrieval-vader-tweets", "retrieval-vader-nyt",
+                  "retrieval-isarcasm", "sgts-mr", "sgts-imdb", "sgts-vader-amazon", "sgts-vader-nyt",
+                  "sgts-vader-tweets", "probe-mr", "probe-imdb", "probe-tweets-3class", "probe-vader-amazon",
+                  "probe-vader-nyt", "probe-vader-tweets", "sts-stsb", "senteval-mr", "senteval-trec",
+                  "senteval-vader-amazon")
+
+
+def polarity(root: Path) -> dict[str, str]:
+    out = {}
+    r2 = "polarity-st-minilm@polarity-st-cpu-r2"
+    triplet = {r.task: r for r in compared(root, r2, "all-minilm-l6-v2", list(POLARITY_SUITE))}
+    setfit = {r.task: r for r in compared(root, "setfit-minilm", "all-minilm-l6-v2", list(POLARITY_SUITE))}
+    rows = []
+    for task in POLARITY_SUITE:
+        a, b = triplet[task], setfit[task]
+        star = "*" if in_domain(result(root, "polarity-st-minilm", task, "polarity-st-cpu-r2")) else ""
+        label = f"{task}{' (P)' if task.startswith('retrieval') else ''}{star}"
+        rows.append([label, x100(a.score_b), x100(a.score_a), f"{signed(a.difference)} [{x100(a.low)}, {x100(a.high)}]",
+                     x100(b.score_a), f"{signed(b.difference)} [{x100(b.low)}, {x100(b.high)}]"])
+    out["suite-against-base"] = table(["task", "base", "polarity-st-minilm (r2)", "diff [95% CI]", "setfit-minilm",
+                                       "diff [95% CI]"], rows)
+    log = training(root, "polarity-st-minilm", "polarity-st-cpu-r2")
+    first, last = log["history"][0], log["history"][-1]
+    out["r2-training"] = f"{seconds(log['seconds'])} of training loop"
+    out["r2-p"] = f"{100 * first['polarity_score']:.1f} -> {100 * last['polarity_score']:.1f} at step {last['step']}"
+    out["r2-s"] = f"{100 * first['semantic_similarity_score']:.1f} -> {100 * last['semantic_similarity_score']:.1f}"
+    return out
+
+
 def _one_decimal_interval(text: str) -> str:
     if "[" not in text:
         return text
@@ -379,7 +410,8 @@ def _one_decimal_interval(text: str) -> str:
 
 
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
-    return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root), "docs/sifter.md": sifter(root)}
+    return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root), "docs/sifter.md": sifter(root),
+            "docs/polarity.md": polarity(root)}
 
 
 def main() -> int:
