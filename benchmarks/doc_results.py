@@ -401,6 +401,65 @@ def polarity(root: Path) -> dict[str, str]:
     return out
 
 
+# --- docs/fewshot.md ------------------------------------------------------------------------------------------
+
+FINE_TUNED = ("fewshot-infodcl-n20-vader-tweets", *(f"fewshot-senticse-k{k}-{d}" for k in (1, 5)
+                                                     for d in ("mr", "vader-amazon", "vader-tweets")))
+
+
+def frozen_twins(root: Path, model: str, revision: str | None) -> list[dict]:
+    """`bench compare MODEL --frozen-twins` on the default group's fine-tuned tasks, without ASO: each task
+    against its frozen twin (`fewshot-frozen-...`, the same draws and seeds), paired by seed and training draw;
+    the mean difference with its t-interval over seeds, the paired t-test's p, adjusted across the model's
+    tasks (Benjamini-Hochberg)."""
+    import numpy as np
+    from scipy.stats import false_discovery_control, ttest_rel
+
+    from sentibench.evaluation.bootstrap import t_interval
+
+    rows = []
+    for name in sorted(FINE_TUNED):
+        if not (folder(root, model, revision) / f"{name}.json").is_file():
+            continue
+        tuned = result(root, model, name, revision)
+        frozen = result(root, model, name.replace("fewshot-", "fewshot-frozen-", 1), revision)
+        metric = tuned["sentibench"]["task"]["main_score"]
+        seeds = [{(r["seed"], r["train_indices_sha256"]): r[metric] for r in x["sentibench"]["details"]["per_seed"]}
+                 for x in (tuned, frozen)]
+        keys = sorted(seeds[0])
+        if keys != sorted(seeds[1]):
+            raise SystemExit(f"error: {model} {name}: its frozen twin has other seeds or draws")
+        a, b = np.array([seeds[0][k] for k in keys]), np.array([seeds[1][k] for k in keys])
+        ci = t_interval(a - b)
+        rows.append({"task": name, "a": main_score(tuned), "b": main_score(frozen), "difference": float((a - b).mean()),
+                     "low": ci["low"], "high": ci["high"], "p": float(ttest_rel(a, b).pvalue)})
+    for row, p in zip(rows, false_discovery_control([r["p"] for r in rows])):
+        row["p_adjusted"] = float(p)
+    return rows
+
+
+def fewshot(root: Path) -> dict[str, str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fewshot_heads  # a sibling script: version 3 against version 2 and the frozen twin
+
+    out = {"v3-heads": fewshot_heads.table(fewshot_heads.compare(root / "results")) + "\n"}
+    cost = []
+    for model, label in (("all-minilm-l6-v2", "all-MiniLM-L6-v2"), ("paraphrase-minilm-l3-v2",
+                                                                    "paraphrase-MiniLM-L3-v2")):
+        times = [result(root, model, f"fewshot-senticse-v3-k1-{d}")["evaluation_time"] for d in ("mr", "vader-tweets")]
+        cost.append(f"{times[0]:.0f} s and {times[1]:.0f} s ({label}{', MR and tweets' if not cost else ''})")
+    out["v3-cost"] = ", ".join(cost)
+    rows = []
+    for model, revision in (("all-minilm-l6-v2", None), ("paraphrase-minilm-l3-v2", None),
+                            ("senticse-minilm", "senticse-cpu-r2"), ("infodcl-minilm", "infodcl-cpu-r2")):
+        for r in frozen_twins(root, model, revision):
+            rows.append([model, r["task"].removeprefix("fewshot-"), x100(r["a"]), x100(r["b"]),
+                         f"{signed(r['difference'])} [{x100(r['low'])}, {x100(r['high'])}]", f"{r['p_adjusted']:.2g}"])
+    out["v2-against-frozen"] = table(["model", "task", "fine-tuned (v2)", "frozen", "fine-tuned - frozen [95% CI]",
+                                      "p (BH)"], rows)
+    return out
+
+
 def _one_decimal_interval(text: str) -> str:
     if "[" not in text:
         return text
@@ -411,7 +470,7 @@ def _one_decimal_interval(text: str) -> str:
 
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
     return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root), "docs/sifter.md": sifter(root),
-            "docs/polarity.md": polarity(root)}
+            "docs/polarity.md": polarity(root), "docs/fewshot.md": fewshot(root)}
 
 
 def main() -> int:
