@@ -455,6 +455,22 @@ def fewshot(root: Path) -> dict[str, str]:
         for r in frozen_twins(root, model, revision):
             rows.append([model, r["task"].removeprefix("fewshot-"), x100(r["a"]), x100(r["b"]),
                          f"{signed(r['difference'])} [{x100(r['low'])}, {x100(r['high'])}]", f"{r['p_adjusted']:.2g}"])
+    traces = []
+    for model, revision in (("all-minilm-l6-v2", None), ("paraphrase-minilm-l3-v2", None),
+                            ("senticse-minilm", "senticse-cpu-r2"), ("infodcl-minilm", "infodcl-cpu-r2")):
+        for name in sorted((*FINE_TUNED, "fewshot-infodcl-n100-vader-tweets")):
+            if not (folder(root, model, revision) / f"{name}.json").is_file():
+                continue
+            runs = result(root, model, name, revision)["sentibench"]["details"]["per_seed"]
+            first = [100 * run["validation_history"][0][1] for run in runs]
+            best = [100 * run["validation_score"] for run in runs]
+            kept_first = sum(run["best_step"] == run["validation_history"][0][0] for run in runs)
+            traces.append([model, name.removeprefix("fewshot-"), f"{kept_first}/{len(runs)}",
+                           f"{statistics.fmean(first):.1f}", f"{statistics.fmean(best):.1f}",
+                           f"{statistics.fmean(best) - statistics.fmean(first):+.1f}"])
+    out["v2-traces"] = "\n".join("  " + line for line in table(
+        ["model", "task", "seeds whose chosen state is the first validated one", "first validation",
+         "best validation", "gain"], traces).splitlines()) + "\n  "  # inside a list item
     out["v2-against-frozen"] = table(["model", "task", "fine-tuned (v2)", "frozen", "fine-tuned - frozen [95% CI]",
                                       "p (BH)"], rows)
     return out
