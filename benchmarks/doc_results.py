@@ -476,6 +476,36 @@ def fewshot(root: Path) -> dict[str, str]:
     return out
 
 
+# --- docs/static-vectors.md, docs/multilingual-e5.md, docs/submitting.md ---------------------------------------
+
+def manifest(root: Path, name: str) -> dict:
+    return _read(root / "tasks" / "manifests" / f"{name}.json")
+
+
+def static_vectors(root: Path) -> dict[str, str]:
+    models = ("glove-6b-50d-mean", "spacy-md-vectors-mean", "bow-tfidf-svd", "all-minilm-l6-v2")
+    tasks = sorted(entry[0] for entry in manifest(root, "sentibench-lite-v1")["tasks"])
+    rows = [[task, *(x100(main_score(result(root, m, task))) for m in models)] for task in tasks]
+    lines = table(["task", *(f"`{m}`" for m in models)], rows).splitlines()
+    lines[1] = "| --- |" + " ---: |" * len(models)
+    out = {"lite-v1-tasks": "\n".join(lines) + "\n"}
+    out["sgts-mr"] = ", ".join(f"`{m}` {cell(result(root, m, 'sgts-mr'))}" for m in models[:2])
+    return out
+
+
+def multilingual_e5(root: Path) -> dict[str, str]:
+    r = result(root, "multilingual-e5-small-q4", "sts-stsb")
+    low, high = interval(r)
+    row = f"**{x100(main_score(r))}** [{x100(low)}, {x100(high)}] (validation {x100(main_score(r, 'validation'))})"
+    return {"stsb": table(["", "STS-B test, cosine Spearman x 100"],
+                          [["multilingual-e5-small-q4 (here, `query: ` prefix)", row]])}
+
+
+def submitting(root: Path) -> dict[str, str]:
+    return {"required-tasks": f"{len(manifest(root, 'sentibench-v2')['tasks'])} tasks",
+            "v1-tasks": f"`sentibench-v1`'s {len(manifest(root, 'sentibench-v1')['tasks'])}"}
+
+
 def _one_decimal_interval(text: str) -> str:
     if "[" not in text:
         return text
@@ -486,7 +516,9 @@ def _one_decimal_interval(text: str) -> str:
 
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
     return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root), "docs/sifter.md": sifter(root),
-            "docs/polarity.md": polarity(root), "docs/fewshot.md": fewshot(root)}
+            "docs/polarity.md": polarity(root), "docs/fewshot.md": fewshot(root),
+            "docs/static-vectors.md": static_vectors(root), "docs/multilingual-e5.md": multilingual_e5(root),
+            "docs/submitting.md": submitting(root)}
 
 
 def main() -> int:
