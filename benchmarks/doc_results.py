@@ -511,6 +511,21 @@ def mteb_page(root: Path) -> dict[str, str]:
             "readback-mean": f"{(main_score(sts) + main_score(probe)) / 2:.5f}"}
 
 
+def tasks_page(root: Path) -> dict[str, str]:
+    """docs/tasks.md's table of the document, clustering and duplicate tasks on three models."""
+    models = ("random", "bow-tfidf-svd", "all-minilm-l6-v2")
+    rows = []
+    for task, label in (("docsim-lee", "`docsim-lee`"), ("docsim-clough-stevenson", "`docsim-clough-stevenson` "
+                                                                                   "(diagnostic)"),
+                        ("clustering-trec", "`clustering-trec`"), ("clustering-trec-fine", "`clustering-trec-fine`"),
+                        ("clustering-tweet-hashtags", "`clustering-tweet-hashtags`"),
+                        ("duplicates-stsb", "`duplicates-stsb`")):
+        rows.append([label, *(cell(result(root, m, task)) for m in models)])
+    pearson = ", ".join(f"{label} {scores(result(root, m, 'docsim-lee'))['cosine_pearson']:.3f}" for m, label in
+                        zip(models, ("random", "bag-of-words", "MiniLM")))
+    return {"docsim-clustering-duplicates": table(["task", *models], rows), "lee-pearson": pearson}
+
+
 def submitting(root: Path) -> dict[str, str]:
     return {"required-tasks": f"{len(manifest(root, 'sentibench-v2')['tasks'])} tasks",
             "v1-tasks": f"`sentibench-v1`'s {len(manifest(root, 'sentibench-v1')['tasks'])}"}
@@ -528,7 +543,8 @@ def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
     return {"docs/senticse.md": senticse(root), "docs/infodcl.md": infodcl(root), "docs/sifter.md": sifter(root),
             "docs/polarity.md": polarity(root), "docs/fewshot.md": fewshot(root),
             "docs/static-vectors.md": static_vectors(root), "docs/multilingual-e5.md": multilingual_e5(root),
-            "docs/submitting.md": submitting(root), "docs/mteb.md": mteb_page(root)}
+            "docs/submitting.md": submitting(root), "docs/mteb.md": mteb_page(root),
+            "docs/tasks.md": tasks_page(root)}
 
 
 def main() -> int:

@@ -117,7 +117,15 @@ def first_pass(files: dict[str, dict]) -> dict[str, str]:
     text = (f"`--scores`: the SgTS group cold in float32 took {dec(cold['float32']['wall_s'], 1)} s and in bfloat16 "
             f"{dec(cold['bfloat16']['wall_s'], 1)} s ({dec(scores['cold_ratio_wall'], 1)}x); the largest score\n"
             f"difference was {sci(abs(diff[worst]))} ({worst}), the others at most {sci(rest)}.\n")
-    return {"encode-ratios-6d27a37": table, "bf16-scores-6d27a37": text}
+
+    def spread(key: str, decimals: int) -> str:
+        values = sorted(dec(r["cli"][f"this: {key}"]["wall"]["median"], decimals) for r in runs)
+        return "-".join(dict.fromkeys(values)) + " s"
+
+    fixed = (f"`bench list tasks` {spread('list tasks', 2)}, no-op `bench run` {spread('no-op run', 2)},\n"
+             f"warm SgTS group recompute {spread('warm sgts recompute', 1)}")
+    return {"encode-ratios-6d27a37": table, "bf16-scores-6d27a37": text, "fixed-costs-6d27a37": fixed,
+            "leaderboard-6d27a37": spread("leaderboard", 2) + " at 6d27a37"}
 
 
 def second_pass(files: dict[str, dict]) -> dict[str, str]:
