@@ -230,6 +230,34 @@ def infodcl(root: Path) -> dict[str, str]:
     out["r2-held-out"] = ", ".join(f"{-v:.3f}" for v in held.values()) + f" (step {max(held)})"
     out["r2-training"] = (f"Training: {log['steps']} steps, **{seconds(log['seconds'])} "
                           f"({log['seconds'] / 60:.1f} min) of training loop** in the committed log")
+    # the plateau revision against r2, on the lite benchmark
+    plateau_rev = "infodcl-plateau-r1"
+    log = training(root, "infodcl-minilm", plateau_rev)
+    h = history(log)
+    steps = sorted(h)
+    picks = [steps[0], 400, 700]
+    out["plateau-validation"] = (", ".join(f"{h[s]:.3f} at {'step ' if s == picks[0] else ''}{s}" for s in picks)
+                                 + f", {kept(log):.3f} kept at {log['best_step']}")
+    lite_tasks = sorted(entry[0] for entry in manifest(root, "sentibench-lite-v1")["tasks"])
+    rows = compared(root, f"infodcl-minilm@{plateau_rev}", "infodcl-minilm@infodcl-cpu-r2", lite_tasks)
+    sts = next(r for r in rows if r.task == "sts-stsb")
+    others = [r for r in rows if r.task != "sts-stsb"]
+    significant = [r for r in others if r.p_adjusted is not None and r.p_adjusted < 0.05]
+    largest = max(others, key=lambda r: abs(r.difference))
+    out["plateau-sts"] = (
+        f"gives sts-stsb {x100(sts.score_a)} against {x100(sts.score_b)} (difference {100 * sts.difference:.2f}, "
+        f"95% CI [{x100(sts.low)}, {x100(sts.high)}],\np (BH) {p_text(sts.p_adjusted)} over the {len(rows)} lite "
+        f"rows); " + ("no other lite task differs significantly" if not significant else
+                      "other lite tasks beyond p (BH) 0.05: " + ", ".join(
+                          f"{r.task} {signed(r.difference)}" for r in significant))
+        + f" (largest: {largest.task} {signed(largest.difference)},\n[{x100(largest.low)}, {x100(largest.high)}])")
+    seeds = [main_score(result(root, card, "sts-stsb", plateau_rev)) for card in
+             ("infodcl-minilm", "infodcl-minilm-seed1", "infodcl-minilm-seed2")]
+    r2_sts = main_score(result(root, "infodcl-minilm", "sts-stsb", "infodcl-cpu-r2"))
+    loss = sorted(100 * (r2_sts - v) for v in seeds)
+    out["plateau-seeds-sts"] = (f"STS-B test is {x100(seeds[1])} and {x100(seeds[2])} ({x100(seeds[0])} for\nseed 0), "
+                                f"so the three seeds lose {loss[0]:.0f}-{loss[-1]:.0f} points of STS-B against r2's "
+                                f"{x100(r2_sts)}")
     # Table 18's rows
     columns = (*INFODCL_BASE_TASKS, "fewshot-infodcl-n20-vader-tweets", "fewshot-frozen-infodcl-n20-vader-tweets")
     models = (("all-minilm-l6-v2", "all-minilm-l6-v2", None), ("infodcl-minilm (full)", *r2),
