@@ -334,6 +334,25 @@ def compare_table(rows: list, a: str, b: str) -> str:
 
 def sifter(root: Path) -> dict[str, str]:
     out = {}
+    # SIFTER-SimCSE against SimCSE, plateau-r1, seed by seed
+    from scipy.stats import ttest_rel
+
+    pairs = [(f"sifter-simcse-minilm{suffix}", f"simcse-unsup-minilm{suffix}") for suffix in ("", "-seed1", "-seed2")]
+    revisions = ("sifter-simcse-plateau-r1", "simcse-unsup-plateau-r1")
+
+    def paired(values: list[tuple[float, float]]) -> str:
+        diffs = [a - b for a, b in values]
+        test = ttest_rel([a for a, _ in values], [b for _, b in values])
+        return (", ".join(f"{d:+.2f}" for d in diffs) + f" (mean {statistics.fmean(diffs):+.2f}; "
+                f"t = {test.statistic:.2f}, p = {p_text(test.pvalue)}")
+
+    sentiment = [(lite(root, a, revisions[0])["Sentiment"], lite(root, b, revisions[1])["Sentiment"]) for a, b in pairs]
+    trec, stsb = ([(100 * main_score(result(root, a, task, revisions[0])), 100 * main_score(result(root, b, task,
+                                                                                                  revisions[1])))
+                   for a, b in pairs] for task in ("senteval-trec", "sts-stsb"))
+    out["plateau-seed-differences"] = (
+        f"lite Sentiment {paired(sentiment).replace('; t =', '; paired t over the 3 seeds, t =', 1)}); "
+        f"TREC {paired(trec)}); STS-B test (in-domain,\nselected on its validation split) {paired(stsb)}")
     sts = "sts-stsb"
     rows = []
     for label, card, revision, views in (("simcse-unsup-minilm r3 (dropout 0.15)", "simcse-unsup-minilm",
@@ -378,8 +397,6 @@ def sifter(root: Path) -> dict[str, str]:
                             f"{100 * h[first]:.1f}% (step {first}) to its best, **{100 * kept(log):.1f}% at step "
                             f"{log['best_step']}**")
     # SIFTER-LSTM against LSTM as classifiers: docs/sifter-lstm-mr-seeds.json
-    from scipy.stats import ttest_rel
-
     seeds = json.loads((root / "docs" / "sifter-lstm-mr-seeds.json").read_text(encoding="utf-8"))
     runs = {(run["gate"], run["seed"]): run for run in seeds["runs"]}
     order = sorted({seed for _, seed in runs})
