@@ -187,6 +187,13 @@ def senticse(root: Path) -> dict[str, str]:
         against = f", against {kept(base):.3f} for alpha = 1" if alpha == "0" else ""
         out[f"alpha{alpha}-training"] = (f"{seconds(log['seconds'])} of training loop on one thread; validation "
                                          f"SgTS-MR {h[0]:.3f} -> {kept(log):.3f} at step {log['best_step']}{against}")
+    for alpha in ("0", "2"):
+        rows = compared(root, f"senticse-minilm-alpha{alpha}", "senticse-minilm@senticse-cpu-r2",
+                        ["probe", "sgts", "sts"])
+        probe, sgts = ([r for r in rows if r.task.startswith(f)] for f in ("probe-", "sgts-"))
+        out[f"alpha{alpha}-compare"] = (f"(Benjamini-Hochberg over {len(rows)} rows): linear probing moves by "
+                                        f"{family_summary(probe)}; SgTS by {family_summary(sgts)}; STS-B "
+                                        + family_summary([r for r in rows if r.task == "sts-stsb"]))
     r2 = training(root, "senticse-minilm", "senticse-cpu-r2")
     out["r2-training"] = f"{r2['steps']} steps in {seconds(r2['seconds'])} (the training loop)"
     return out
@@ -328,6 +335,29 @@ def compare_table(rows: list, a: str, b: str) -> str:
     return table(["task", a, b, "A - B", "95% CI", "p", "p (BH)"],
                  [[r.task, x100(r.score_a), x100(r.score_b), signed(r.difference),
                    f"[{x100(r.low)}, {x100(r.high)}]", p_text(r.p_value), p_text(r.p_adjusted)] for r in rows])
+
+
+def family_summary(rows: list) -> str:
+    """A family of paired rows in words: the range of the differences, and the rows beyond p (BH) 0.05 (or, when
+    none is, the two extremes); one row: its scores, difference, interval and p (BH)."""
+    def scores_of(r) -> str:
+        return f"{r.task} {x100(r.score_a)} vs {x100(r.score_b)}"
+
+    def detail(r) -> str:
+        return f"{signed(r.difference)} [{x100(r.low)}, {x100(r.high)}], p (BH) {p_text(r.p_adjusted)}"
+
+    if len(rows) == 1:
+        (r,) = rows
+        return f"{x100(r.score_a)} vs {x100(r.score_b)} ({detail(r)})"
+    low, high = min(rows, key=lambda r: r.difference), max(rows, key=lambda r: r.difference)
+    text = f"{signed(low.difference)} to {signed(high.difference)} ("
+    significant = [r for r in rows if r.p_adjusted < 0.05]
+    if significant:
+        rest = len(rows) - len(significant)
+        return text + "; ".join(f"{scores_of(r)}, {detail(r)}" for r in significant) + (
+            f"; the other {rest} not significant)" if rest else ")")
+    return text + "; ".join(f"{scores_of(r)}, [{x100(r.low)}, {x100(r.high)}]" for r in (low, high)) + \
+        "; none significant after correction)"
 
 
 # --- docs/sifter.md --------------------------------------------------------------------------------------------
