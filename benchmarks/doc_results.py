@@ -154,8 +154,23 @@ def senticse(root: Path) -> dict[str, str]:
                                                              "senticse-minilm-seed2")]
     rows.append(["`senticse-minilm`, seeds 0-2 (the training-seed spread)", "", "", "",
                  spread([s["Sentiment"] for s in seeds]), spread([s["Meaning"] for s in seeds])])
+    r2_axes = lite(root, "senticse-minilm", "senticse-cpu-r2")
+    out["plateau-against-r2"] = (f"lite Sentiment {spread([s['Sentiment'] for s in seeds])} over the three seeds "
+                                 f"against r2's {r2_axes['Sentiment']:.2f} (seed 0), Meaning "
+                                 f"{spread([s['Meaning'] for s in seeds])} against {r2_axes['Meaning']:.2f}")
     out["clip-per-token"] = table(["card", "steps run / kept", "training loop s (wall)",
                                    "kept validation (MR validation SgTS)", "lite Sentiment", "lite Meaning"], rows)
+    lite_tasks = sorted(entry[0] for entry in manifest(root, "sentibench-lite-v1")["tasks"])
+    for card, name in (("senticse-minilm-clip", "clip"), ("senticse-minilm-per-token", "per-token")):
+        rows = compared(root, card, "senticse-minilm@senticse-plateau-r1", lite_tasks)
+        significant = [r for r in rows if r.p_adjusted < 0.05]
+        found = "; ".join(f"{r.task} {signed(r.difference)} [{x100(r.low)}, {x100(r.high)}] (p (BH) "
+                          f"{p_text(r.p_adjusted)})" for r in significant)
+        sts = next(r for r in rows if r.task == "sts-stsb")
+        out[f"{name}-compare"] = (f"Beyond p (BH) 0.05 ({len(significant)} of the {len(rows)} lite rows): "
+                                  f"{found or 'none'}" + ("" if sts in significant else
+                                                          f"; sts-stsb {signed(sts.difference)} [{x100(sts.low)}, "
+                                                          f"{x100(sts.high)}]") + ".")
     # Table 7's ablations at r2: training, then SgTS with intervals
     ablations = (("L_w + L_pos", "senticse-minilm-pos-only", "senticse-cpu-pos-only-r2"),
                  ("L_w + L_neg", "senticse-minilm-neg-only", "senticse-cpu-neg-only-r2"),
