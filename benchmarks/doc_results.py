@@ -313,6 +313,19 @@ def infodcl(root: Path) -> dict[str, str]:
         f"Training on one core beside another job (the committed logs' training loop): {'/'.join(map(str, steps))} "
         f"steps each, {round(min(loop)):,}-{seconds(max(loop))}; without MLM (E) {seconds(e['seconds'])} (best\n"
         f"  held-out loss at step {e['best_step']}).")
+    # rows B to G against the full objective (r2), on the ablation table's tasks
+    same = ["sgts", "probe", "align-tweets-3class", "align-vader-tweets", "fewshot-infodcl-n20-vader-tweets"]
+    rows = []
+    for row, name, label in (("B", "no-lcl", "without LCL-LiT"), ("C", "no-lcl-ccl", "without LCL and CCL (SCL)"),
+                             ("D", "no-slp", "without SLP"), ("E", "no-mlm", "without MLM"),
+                             ("G", "no-repair", "without re-pairing")):
+        found = compared(root, f"infodcl-minilm-{name}", "infodcl-minilm@infodcl-cpu-r2", same)
+        significant = [r for r in found if r.p_adjusted is not None and r.p_adjusted < 0.05]
+        rows.append([f"{row}, {label}", "; ".join(f"{r.task} {signed(r.difference)} [{x100(r.low)}, {x100(r.high)}]"
+                                                  for r in significant) or "nothing",
+                     str(len(found))])
+    out["ablations-bcdeg-compare"] = table(["row", "beyond its interval (x100, p (BH) < 0.05; align: tolerance)",
+                                            "rows compared"], rows)
     # version 2 of the fine-tuned few-shot tasks (the sequence-classification head), with the frozen twin
     def t_cell(r: dict) -> str:
         low, high = interval(r)
@@ -333,9 +346,14 @@ def infodcl(root: Path) -> dict[str, str]:
 # --- paired comparisons (`bench compare`, on the committed results' unit values or seeds) -----------------------
 
 def compared(root: Path, a: str, b: str, tasks: list[str]) -> list:
-    from sentibench.report.compare import compare
+    """`bench compare A B -t TASKS` on the committed results (A - B > 0: A better; p (BH) across the rows), without
+    the ASO column, which no page quotes."""
+    from sentibench.report.compare import compare_results, results_of
+    from sentibench.tasks.registry import resolve
 
-    return compare(root / "results", a, b, tasks)
+    ours, theirs = results_of(root / "results", a), results_of(root / "results", b)
+    shared = [t.name for t in resolve(tasks) if t.name in ours and t.name in theirs]
+    return compare_results(ours, theirs, shared, aso=False)
 
 
 def signed(value: float) -> str:
