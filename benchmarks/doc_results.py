@@ -242,6 +242,9 @@ def infodcl(root: Path) -> dict[str, str]:
         rows.append([f"{task}{star}: tolerance / alignment / uniformity",
                      geometry(result(root, "all-minilm-l6-v2", task)), geometry(result(root, r2[0], task, r2[1]))])
     out["r2-against-base"] = table(["task", "all-minilm-l6-v2", "infodcl-minilm (r2)"], rows)
+    found = compared(root, "infodcl-minilm@infodcl-cpu-r2", "all-minilm-l6-v2", ["sgts"])
+    out["r2-sgts-compare"] = "; ".join(f"{r.task} {100 * r.difference:+.1f} [{100 * r.low:.1f}, {100 * r.high:.1f}] "
+                                       f"(p (BH) {p_text(r.p_adjusted)})" for r in found)
     log = training(root, *r2)
     first, last = log["loss_curve"][0], log["loss_curve"][-1]
     terms = (("loss", "L (eq. 7)"), ("ccl", "L_CCL"), ("lcl", "L_LCL-LiT"), ("slp", "L_SLP"),
@@ -452,6 +455,19 @@ def sifter(root: Path) -> dict[str, str]:
     for row in rows:  # intervals at one decimal, as the result files' spread warrants
         row[2] = _one_decimal_interval(row[2])
     out["lstm-frozen"] = table(["model", *columns], rows)
+    found = compared(root, "sifter-lstm-mr@sifter-lstm-cpu-r1", "lstm-mr", ["sgts", "probe"])
+    significant = [r for r in found if r.p_adjusted < 0.05]
+    mr = next(r for r in found if r.task == "sgts-mr")
+    probes = [r for r in found if r.task.startswith("probe-")]
+    widest = max(probes, key=lambda r: abs(r.difference))
+
+    def row_text(r) -> str:
+        return f"{r.task} {signed(r.difference)} [{x100(r.low)}, {x100(r.high)}] (p (BH) {p_text(r.p_adjusted)})"
+
+    out["lstm-compare"] = (f"Benjamini-Hochberg over the {len(found)} rows), {len(significant)} beyond p (BH) 0.05: "
+                           + ("; ".join(row_text(r) for r in significant) or "none")
+                           + f". sgts-mr is {signed(mr.difference)} [{x100(mr.low)}, {x100(mr.high)}]; the probes "
+                           f"differ by at most {100 * abs(widest.difference):.2f} points ({row_text(widest)})")
     log = training(root, "sifter-lstm-mr", "sifter-lstm-cpu-r1")
     h = history(log)
     first = min(h)
