@@ -419,6 +419,21 @@ def sifter(root: Path) -> dict[str, str]:
     out["plateau-seed-differences"] = (
         f"lite Sentiment {paired(sentiment).replace('; t =', '; paired t over the 3 seeds, t =', 1)}); "
         f"TREC {paired(trec)}); STS-B test (in-domain,\nselected on its validation split) {paired(stsb)}")
+    lite_tasks = sorted(entry[0] for entry in manifest(root, "sentibench-lite-v1")["tasks"])
+    parts = []
+    for seed, (a, b) in enumerate(pairs):
+        found = compared(root, f"{a}@{revisions[0]}", f"{b}@{revisions[1]}", lite_tasks)
+        ahead = [r for r in found if r.p_adjusted < 0.05 and r.difference > 0]
+        behind = [r for r in found if r.p_adjusted < 0.05 and r.difference < 0]
+        text = f"on {len(ahead) or 'none'}{' rows' if ahead else ''} for seed {seed}"
+        if ahead:
+            text += " (" + ", ".join(f"{r.task} {signed(r.difference)}" for r in ahead) + ")"
+        if behind:
+            text += ", with " + ", ".join(f"{r.task} against it ({signed(r.difference)}, p (BH) "
+                                          f"{p_text(r.p_adjusted)})" for r in behind)
+        parts.append(text)
+    out["plateau-seed-compare"] = (f"Benjamini-Hochberg over the {len(lite_tasks)} lite rows) finds SIFTER ahead "
+                                   f"beyond p (BH) 0.05 " + "; ".join(parts))
     sts = "sts-stsb"
     rows = []
     for label, card, revision, views in (("simcse-unsup-minilm r3 (dropout 0.15)", "simcse-unsup-minilm",
