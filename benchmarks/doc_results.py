@@ -316,8 +316,21 @@ def infodcl(root: Path) -> dict[str, str]:
         f"Training on one core beside another job (the committed logs' training loop): {'/'.join(map(str, steps))} "
         f"steps each, {round(min(loop)):,}-{seconds(max(loop))}; without MLM (E) {seconds(e['seconds'])} (best\n"
         f"  held-out loss at step {e['best_step']}).")
-    # rows B to G against the full objective (r2), on the ablation table's tasks
+    # rows A and F against the full objective (r2), then B to G, on the ablation table's tasks
     same = ["sgts", "probe", "align-tweets-3class", "align-vader-tweets", "fewshot-infodcl-n20-vader-tweets"]
+    for name in ("no-ccl", "dcl"):
+        found = compared(root, f"infodcl-minilm-{name}", "infodcl-minilm@infodcl-cpu-r2", same)
+        significant = [r for r in found if r.p_adjusted < 0.05]
+        others = [r for r in found if r not in significant and not r.task.startswith("fewshot-")]
+        largest = max(others, key=lambda r: abs(r.difference))
+        few = next(r for r in found if r.task.startswith("fewshot-"))
+        out[f"ablation-{name}-compare"] = (
+            f"beyond p (BH) 0.05 (of {len(found)} rows): " + "; ".join(
+                f"{r.task} {signed(r.difference)} [{x100(r.low)}, {x100(r.high)}] (p (BH) {p_text(r.p_adjusted)})"
+                for r in significant)
+            + f"; the largest other change: {largest.task} {signed(largest.difference)} [{x100(largest.low)}, "
+            f"{x100(largest.high)}]; fine-tuned few-shot (version 2) {signed(few.difference)} [{x100(few.low)}, "
+            f"{x100(few.high)}]")
     rows = []
     for row, name, label in (("B", "no-lcl", "without LCL-LiT"), ("C", "no-lcl-ccl", "without LCL and CCL (SCL)"),
                              ("D", "no-slp", "without SLP"), ("E", "no-mlm", "without MLM"),
