@@ -154,6 +154,21 @@ def senticse(root: Path) -> dict[str, str]:
                                                              "senticse-minilm-seed2")]
     rows.append(["`senticse-minilm`, seeds 0-2 (the training-seed spread)", "", "", "",
                  spread([s["Sentiment"] for s in seeds]), spread([s["Meaning"] for s in seeds])])
+    # the two settings' axis means against the seeds' range
+    low = {axis: min(s[axis] for s in seeds) for axis in ("Sentiment", "Meaning")}
+    high = {axis: max(s[axis] for s in seeds) for axis in ("Sentiment", "Meaning")}
+    outside = []
+    for label, card in (("clipping's", "senticse-minilm-clip"), ("per-token's", "senticse-minilm-per-token")):
+        axes = lite(root, card, folder(root, card).name)
+        for axis in ("Sentiment", "Meaning"):
+            if axes[axis] > high[axis]:
+                outside.append(f"{label} {axis}, {axes[axis] - high[axis]:.2f} above it ({axes[axis]:.2f} against "
+                               f"{high[axis]:.2f})")
+            elif axes[axis] < low[axis]:
+                outside.append(f"{label} {axis}, {low[axis] - axes[axis]:.2f} below it ({axes[axis]:.2f} against "
+                               f"{low[axis]:.2f})")
+    out["settings-in-seed-range"] = ("Both cards' axis means lie inside\n  the range of the three seeds of "
+                                     "`senticse-minilm`" + (", except " + "; ".join(outside) if outside else ""))
     r2_axes = lite(root, "senticse-minilm", "senticse-cpu-r2")
     out["plateau-against-r2"] = (f"lite Sentiment {spread([s['Sentiment'] for s in seeds])} over the three seeds "
                                  f"against r2's {r2_axes['Sentiment']:.2f} (seed 0), Meaning "
@@ -545,6 +560,9 @@ def polarity(root: Path) -> dict[str, str]:
                      x100(b.score_a), f"{signed(b.difference)} [{x100(b.low)}, {x100(b.high)}]"])
     out["suite-against-base"] = table(["task", "base", "polarity-st-minilm (r2)", "diff [95% CI]", "setfit-minilm",
                                        "diff [95% CI]"], rows)
+    out["r2-against-base"] = ", ".join(f"{task}{' P' if task.startswith('retrieval') else ''} "
+                                       f"{x100(triplet[task].score_b)} -> {x100(triplet[task].score_a)}"
+                                       for task in ("retrieval-mr", "sgts-mr"))
     log = training(root, "polarity-st-minilm", "polarity-st-cpu-r2")
     first, last = log["history"][0], log["history"][-1]
     out["r2-training"] = f"{seconds(log['seconds'])} of training loop"
