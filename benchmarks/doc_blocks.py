@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ("README.md", "docs/*.md")
 GENERATORS = ("mteb_readback", "choose_lite", "plateau_training", "suite_time", "v2_alternatives", "doc_numbers",
-              "choose_lite_v2", "choose_lite_v2_1", "cold_cost")
+              "choose_lite_v2", "choose_lite_v2_1", "cold_cost", "doc_timings", "doc_results")
 """The scripts under benchmarks/ that write docs, each owning the blocks and files its `doc_blocks` returns."""
 BLOCK = re.compile(r"<!-- generated (?P<name>[\w-]+) by: (?P<command>[^>]*?) -->\n(?P<body>.*?)<!-- end generated -->",
                    re.S)
