@@ -685,8 +685,7 @@ def tasks_page(root: Path) -> dict[str, str]:
     """docs/tasks.md's table of the document, clustering and duplicate tasks on three models."""
     models = ("random", "bow-tfidf-svd", "all-minilm-l6-v2")
     rows = []
-    for task, label in (("docsim-lee", "`docsim-lee`"), ("docsim-clough-stevenson", "`docsim-clough-stevenson` "
-                                                                                   "(diagnostic)"),
+    for task, label in (("docsim-lee", "`docsim-lee`"), ("docsim-clough-stevenson", "`docsim-clough-stevenson`"),
                         ("clustering-trec", "`clustering-trec`"), ("clustering-trec-fine", "`clustering-trec-fine`"),
                         ("clustering-tweet-hashtags", "`clustering-tweet-hashtags`"),
                         ("duplicates-stsb", "`duplicates-stsb`")):
