@@ -60,7 +60,8 @@ def synthetic_folder(folder: Path, size: int, source: Path) -> int:
 
 def board_seconds(folder: Path, output: Path) -> float:
     started = time.perf_counter()
-    subprocess.run(["bench", "leaderboard", "--results", str(folder), "--output", str(output)], check=True,
+    bench = str(Path(sys.executable).parent / "bench")  # this interpreter's, not whatever PATH finds
+    subprocess.run([bench, "leaderboard", "--results", str(folder), "--output", str(output)], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return time.perf_counter() - started
 

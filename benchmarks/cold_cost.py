@@ -41,7 +41,8 @@ def run_cold(args: list[str], model: str) -> float:
     with tempfile.TemporaryDirectory() as scratch:
         env = {**os.environ, "SENTIBENCH_HOME": f"{scratch}/home"}
         started = time.perf_counter()
-        subprocess.run(["bench", "run", *args, "-m", model, "--output-folder", f"{scratch}/out"], env=env, check=True,
+        bench = str(Path(sys.executable).parent / "bench")  # this interpreter's, not whatever PATH finds
+        subprocess.run([bench, "run", *args, "-m", model, "--output-folder", f"{scratch}/out"], env=env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - started
 
