@@ -210,7 +210,7 @@ def lite_benchmark(chosen: list[str]):
                      "axes' model order (docs/benchmarks.md)."),
         tasks=tuple(pins[t] for t in chosen), axes=axes, diagnostics=(),
         citation=v2.citation.replace(FULL, NAME), in_domain="counted",
-        chance=tuple((t, chance[t]) for t in chosen))
+        chance=tuple(sorted((t, chance[t]) for t in chosen)))
 
 
 # ---- main ----------------------------------------------------------------------------------------------------
