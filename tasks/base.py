@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
-from pydantic.dataclasses import dataclass as record
+from annotated_types import Ge, Interval, MinLen, Predicate
 
 from sentibench.core.errors import BenchError
 from sentibench.core.executors import Executor, LocalExecutor
-from sentibench.core.records import Record
+from sentibench.core.records import Record, rule
 from sentibench.embed.encoders import Encoder
 
 if TYPE_CHECKING:  # numpy and the evaluators load when a task runs, not when tasks are listed
@@ -43,9 +42,11 @@ TASK_TYPES: dict[str, str | None] = {
 """The closed set of task types (MTEB-style; the leaderboard groups and aggregates by them), each with the
 MTEB task type it is scored as (SgTS like STS: cosine against a graded gold), or None when no MTEB type fits."""
 TASK_NAME = re.compile(r"[a-z0-9][a-z0-9.-]*")
+Text = Annotated[str, MinLen(1)]
+"""A string that says something (not empty)."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class TaskMetadata(Record):
     """What a task measures, validated when it is declared (`core.records`): a refusal is one line."""
 
@@ -53,33 +54,31 @@ class TaskMetadata(Record):
     PROBLEMS: ClassVar[dict[str, str]] = {
         "name": "name must be lower-case letters, digits, '-' and '.'",
         "type": f"type '{{input}}' is not one of {', '.join(TASK_TYPES)}",
-        "eval_splits": "eval_splits must name at least one split",
+        "eval_splits": "eval_splits must name at least one split (a tuple of split names)",
         "main_score": "main_score must name a metric",
         "description": "description and reference are required", "reference": "description and reference are required",
         "version": "version must be a positive integer",
         "tolerance": "tolerance must be in [0, 1)",
     }
 
-    name: Annotated[str, Field(pattern=rf"^{TASK_NAME.pattern}$")]  # registered name, e.g. "sgts-mr"
+    name: Annotated[str, Predicate(TASK_NAME.fullmatch)]  # registered name, e.g. "sgts-mr"
     type: Literal[tuple(TASK_TYPES)]  # one of TASK_TYPES
     dataset: str              # a sentibench dataset name (see `bench list datasets`)
-    eval_splits: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)]
-    main_score: Annotated[str, Field(min_length=1)]  # the metric the leaderboard shows, e.g. "cosine_spearman"
-    description: Annotated[str, Field(min_length=1)]
-    reference: Annotated[str, Field(min_length=1)]  # paper and section the protocol comes from
+    eval_splits: Annotated[tuple[Text, ...], MinLen(1)]
+    main_score: Text          # the metric the leaderboard shows, e.g. "cosine_spearman"
+    description: Text
+    reference: Text           # paper and section the protocol comes from
     groups: tuple[str, ...] = ()  # group names that select this task, e.g. ("sgts",)
-    version: Annotated[int, Field(ge=1)] = 1  # bumped whenever the protocol changes; recorded in every result
+    version: Annotated[int, Ge(1)] = 1  # bumped whenever the protocol changes; recorded in every result
     lower_is_better: tuple[str, ...] = ()  # metrics where smaller is better (all others: greater is better)
     fine_tunes: bool = False  # trains the model under test: its own executor unit, optional in a submission
     uses_reference: bool = False  # also scores with a reference model R (retrieval's S): the runner opens R first
-    tolerance: Annotated[float, Field(ge=0, lt=1)] = 0.005  # |re-run - stored| allowed (`bench reproduce`, `verify`)
+    tolerance: Annotated[float, Interval(ge=0, lt=1)] = 0.005  # |re-run - stored| allowed (`bench reproduce`, `verify`)
 
-    @field_validator("main_score")
-    @classmethod
-    def _a_metric(cls, value: str) -> str:
-        if value == "main_score":
-            raise ValueError("main_score must name a metric (the base class sets `main_score`)")
-        return value
+    @rule
+    def _a_metric(self) -> Iterator[str]:
+        if self.main_score == "main_score":
+            yield "main_score must name a metric (the base class sets `main_score`)"
 
     @property
     def mteb_type(self) -> str | None:

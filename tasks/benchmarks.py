@@ -27,27 +27,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
-from pydantic.dataclasses import dataclass as record
+from annotated_types import Interval, MinLen, Predicate
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sentibench.core.errors import BenchError
-from sentibench.core.records import Record
+from sentibench.core.records import Record, rule
 from sentibench.core.registry import Registry, load_plugins
 from sentibench.tasks.base import TASK_NAME, Task
 
 IN_DOMAIN = {"left out": "left out of axis means by default", "counted": "counted in axis means and flagged"}
 """How a benchmark's axes treat in-domain results, as its manifest (and so its sha256) words it."""
 InDomain = Literal[tuple(IN_DOMAIN)]
-ChanceLevel = Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+ChanceLevel = Annotated[float, Interval(ge=0, lt=1)]
+"""A main score in [0, 1) (neither NaN nor infinite: they are in no interval)."""
 
 
-@record(frozen=True)
-class BenchmarkTask:
+@dataclass(frozen=True)
+class BenchmarkTask(Record):
     """One task as a benchmark pins it: results under another version or dataset do not count for it."""
+
+    KIND: ClassVar[str] = "benchmark task"
 
     name: str
     version: int
@@ -55,16 +60,18 @@ class BenchmarkTask:
     dataset_sha256: str
 
 
-@record(frozen=True)
-class Axis:
+@dataclass(frozen=True)
+class Axis(Record):
     """A headline score: the mean of `tasks`' main scores (x 100 on the board), higher is better."""
+
+    KIND: ClassVar[str] = "axis"
 
     name: str
     description: str
     tasks: tuple[str, ...]
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Benchmark(Record):
     """A benchmark, validated when it is built (`core.records`): a refusal is one line."""
 
@@ -76,49 +83,37 @@ class Benchmark(Record):
         "chance": "a chance level is a main score in [0, 1)",
     }
 
-    name: Annotated[str, Field(pattern=rf"^{TASK_NAME.pattern}$")]  # e.g. "sentibench-v1"
+    name: Annotated[str, Predicate(TASK_NAME.fullmatch)]  # e.g. "sentibench-v1"
     description: str
     released: str                    # ISO date; a released benchmark is never edited
     tasks: tuple[BenchmarkTask, ...]
-    axes: Annotated[tuple[Axis, ...], Field(min_length=1)]  # headline scores, first one sorts the board
+    axes: Annotated[tuple[Axis, ...], MinLen(1)]  # headline scores, first one sorts the board
     diagnostics: tuple[str, ...]     # tasks shown beside the axes, not ranked
     citation: str
     derived_from: str | None = None  # the benchmark this one was chosen from and validated against
     in_domain: InDomain = "left out"  # a key of IN_DOMAIN
     chance: tuple[tuple[str, ChanceLevel], ...] = ()  # (axis task, chance level): empty = the raw scale
 
-    @field_validator("tasks")
-    @classmethod
-    def _distinct(cls, tasks: tuple[BenchmarkTask, ...]) -> tuple[BenchmarkTask, ...]:
-        if len({task.name for task in tasks}) != len(tasks):
-            raise ValueError("a task is listed twice")
-        return tasks
+    @rule
+    def _distinct(self) -> Iterator[str]:
+        if len(set(self.task_names)) != len(self.tasks):
+            yield "a task is listed twice"
 
-    @field_validator("axes")
-    @classmethod
-    def _axes_of_the_tasks(cls, axes: tuple[Axis, ...], info: ValidationInfo) -> tuple[Axis, ...]:
-        names = {task.name for task in info.data.get("tasks", ())}
-        wrong = [f"axis '{axis.name}' must list some of the benchmark's tasks" for axis in axes
-                 if not axis.tasks or not set(axis.tasks) <= names]
-        if wrong and "tasks" in info.data:
-            raise ValueError("; ".join(wrong))
-        return axes
+    @rule
+    def _axes_of_the_tasks(self) -> Iterator[str]:
+        for axis in self.axes:
+            if not axis.tasks or not set(axis.tasks) <= set(self.task_names):
+                yield f"axis '{axis.name}' must list some of the benchmark's tasks"
 
-    @field_validator("diagnostics")
-    @classmethod
-    def _diagnostics_of_the_tasks(cls, diagnostics: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        if "tasks" in info.data and not set(diagnostics) <= {task.name for task in info.data["tasks"]}:
-            raise ValueError("diagnostics must be tasks of the benchmark")
-        return diagnostics
+    @rule
+    def _diagnostics_of_the_tasks(self) -> Iterator[str]:
+        if not set(self.diagnostics) <= set(self.task_names):
+            yield "diagnostics must be tasks of the benchmark"
 
-    @field_validator("chance")
-    @classmethod
-    def _chance_of_the_axis_tasks(cls, chance: tuple[tuple[str, float], ...], info: ValidationInfo
-                                  ) -> tuple[tuple[str, float], ...]:
-        axis_tasks = {task for axis in info.data.get("axes", ()) for task in axis.tasks}
-        if chance and "axes" in info.data and {task for task, _ in chance} != axis_tasks:
-            raise ValueError("a chance-normalised benchmark pins a chance level for every axis task, and only those")
-        return chance
+    @rule
+    def _chance_of_the_axis_tasks(self) -> Iterator[str]:
+        if self.chance and {task for task, _ in self.chance} != {task for axis in self.axes for task in axis.tasks}:
+            yield "a chance-normalised benchmark pins a chance level for every axis task, and only those"
 
     @property
     def task_names(self) -> list[str]:

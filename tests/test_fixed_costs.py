@@ -39,6 +39,18 @@ def test_listings_and_the_leaderboard_import_no_heavy_library(tmp_path):
                           ["leaderboard", "--results", str(results), "--output", str(tmp_path / "lb.md")]) == []
 
 
+def test_listing_tasks_imports_no_pydantic(tmp_path):
+    """Task metadata and benchmarks are dataclasses checked by `core.records` (annotated_types rules on the fields),
+    not pydantic: importing the task registry and `bench list tasks` stay cheap."""
+    assert _heavy_imports(tmp_path, ["list", "tasks"], heavy=("pydantic", "pydantic_core")) == []
+    script = ("import sys\nimport sentibench.tasks.registry as registry\nregistry.all_tasks()\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core')))")
+    env = {"SENTIBENCH_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_each_method_declares_the_presets_its_training_module_defines():
     import importlib
 

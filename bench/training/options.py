@@ -1,8 +1,9 @@
 """Typed presets and `--option KEY=VALUE` overrides, shared by every trainable method.
 
 A preset class is declared with `@preset`: a frozen pydantic dataclass whose fields carry their types and
-ranges (`Count`: a count or size, at least 1; `Rate`: above 0; `Fraction`: a probability or fraction within
-[0, 1]; every float finite), so a preset is validated when it is built, replaced or overridden. `apply_options`
+ranges as `annotated_types` metadata, the rules task metadata and benchmarks declare too (`core.records`):
+`Count`, a count or size, at least 1; `Rate`, above 0; `Fraction`, a probability or fraction within [0, 1];
+every float finite. A preset is validated when it is built, replaced or overridden. `apply_options`
 replaces fields by name and pydantic converts the command line's strings to each field's type (`bool` takes
 true/false/1/0/yes/no/on/off and never turns the string "false" into True); this module reads only the
 command line's own syntax: "none" (or "null") for a field that may be None, a comma-separated list for a
@@ -18,21 +19,22 @@ import typing
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import ConfigDict, Field, ValidationError
+from annotated_types import Ge, Gt, Interval
+from pydantic import ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass, is_pydantic_dataclass
 from pydantic_core import ErrorDetails
 
 from sentibench.core.errors import BenchError
+from sentibench.core.records import BOUND_WORDS, bounds
 
 Preset = TypeVar("Preset")
-Count = Annotated[int, Field(ge=1)]
+Count = Annotated[int, Ge(1)]
 """A count or size (steps, epochs, batch size, token limit, neighbours ...): at least 1."""
-Rate = Annotated[float, Field(gt=0)]
+Rate = Annotated[float, Gt(0)]
 """A learning rate, temperature or clipping norm: above 0."""
-Fraction = Annotated[float, Field(ge=0, le=1)]
+Fraction = Annotated[float, Interval(ge=0, le=1)]
 """A probability or fraction (dropout, masking, warm-up, validation share): within [0, 1]."""
 _PRESETS = ConfigDict(allow_inf_nan=False, coerce_numbers_to_str=True)
-_BOUNDS = {"ge": "at least", "gt": "above", "le": "at most", "lt": "below"}
 
 
 def preset(cls: type[Preset]) -> type[Preset]:
@@ -83,18 +85,6 @@ def _command_line(value: Any, annotation: Any, key: str) -> Any:
     return value
 
 
-def _bounds(annotation: Any) -> dict[str, float]:
-    """The range rules (`ge`, `gt`, `le`, `lt`) declared on `annotation`, through unions and `Annotated`."""
-    found: dict[str, float] = {}
-    if typing.get_origin(annotation) is Annotated:
-        for rule in annotation.__metadata__:
-            for item in getattr(rule, "metadata", [rule]):
-                found.update({name: getattr(item, name) for name in _BOUNDS if hasattr(item, name)})
-    for arg in typing.get_args(annotation):
-        found.update(_bounds(arg))
-    return found
-
-
 def _refusal(problem: ErrorDetails, annotations: dict[str, Any]) -> str:
     """One pydantic problem with an option as the line the user reads: `option KEY=VALUE <why>`."""
     key, kind = str(problem["loc"][0]), problem["type"]
@@ -109,11 +99,11 @@ def _refusal(problem: ErrorDetails, annotations: dict[str, Any]) -> str:
         return f"{given} is not a boolean (use true or false)"
     if kind.startswith(("int_", "float_")):
         return f"{given} is not a {kind.partition('_')[0]}"
-    bounds = _bounds(annotations[key])
-    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal") and bounds:
-        if {"ge", "le"} <= set(bounds):
-            return f"{given} must be between {bounds['ge']:g} and {bounds['le']:g}"
-        return f"{given} must be " + " and ".join(f"{_BOUNDS[name]} {value:g}" for name, value in bounds.items())
+    declared = bounds(annotations[key])
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal") and declared:
+        if {"ge", "le"} <= set(declared):
+            return f"{given} must be between {declared['ge']:g} and {declared['le']:g}"
+        return f"{given} must be " + " and ".join(f"{BOUND_WORDS[name]} {value:g}" for name, value in declared.items())
     return f"{given}: {problem['msg']}"
 
 
