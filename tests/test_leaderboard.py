@@ -397,17 +397,20 @@ def test_model_page_tells_the_whole_story_and_compares_with_the_base(results, tm
     assert "No base" in (tmp_path / "site" / "models" / "minilm.html").read_text()
 
 
-def test_group_means_cached_by_file_bytes_and_a_bad_cache_entry_is_recomputed(results):
-    import json
+def test_group_means_remembered_by_file_bytes_and_a_bad_entry_is_recomputed(results):
+    import numpy as np
 
     from sentibench.core.paths import cache_dir
+    from sentibench.report.memo import FOLDER
 
-    cache = cache_dir() / "leaderboard-group-means.json"
-    cache.unlink(missing_ok=True)
+    for path in (cache_dir() / FOLDER).glob("group-mean-*.npy"):
+        path.unlink()
     first = render(results)
-    entries = json.loads(cache.read_text())
+    entries = sorted((cache_dir() / FOLDER).glob("group-mean-*.npy"))
     assert len(entries) == 3 * 4 + 1, "one entry per (model, complete group)"
-    cache.write_text(json.dumps({key: {"mean": "NaN", "low": None, "high": None, "method": "?"} for key in entries}))
+    for i, path in enumerate(entries):  # not finite, of another shape, an unknown method, a bound without its pair
+        bad = [np.array([np.nan, 0, 1, 0]), np.zeros(3), np.array([0.5, 0.4, 0.6, 7]), np.array([0.5, np.nan, 0.6, 0])]
+        np.save(path, bad[i % 4])
     assert render(results) == first, "a malformed entry is recomputed, never shown"
     write(results, "tuned", "probe-mr", 0.5)  # the file changed: its group is recomputed, not read back
     families = _table(render(results), "### Task families of small-v1 (means x 100, not ranked)")
@@ -467,9 +470,10 @@ def test_axis_replicates_are_cached_and_a_bad_entry_is_computed_again(results):
     import numpy as np
 
     from sentibench.core.paths import cache_dir
+    from sentibench.report.memo import FOLDER
 
     first = render(results)
-    stored = sorted((cache_dir() / "leaderboard-replicates").glob("*.npy"))
+    stored = sorted((cache_dir() / FOLDER).glob("replicates-*.npy"))
     assert stored, "the axis bootstrap's replicates are remembered"
     for i, path in enumerate(stored):  # truncated, of another shape, and not finite
         if i % 3 == 0:

@@ -27,20 +27,17 @@ listed apart with their coverage.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import io
 import json
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from sentibench.core.errors import BenchError
-from sentibench.core.io import atomic_write_json, read_json
+from sentibench.report.memo import remembered
 from sentibench.report.seed_spread import SeedFamily, seed_families
 from sentibench.results.schema import TaskResult
 from sentibench.results.store import counts_for
-from sentibench.results.unit_values_file import files_digest, result_units
+from sentibench.results.unit_values_file import result_units
 from sentibench.tasks.benchmarks import Benchmark
 
 HEADLINE = "sgts"  # the benchmark's headline group: first in every listing
@@ -174,57 +171,24 @@ def group_mean(results: list[TaskResult]) -> GroupMean:
     return GroupMean(float(scores.mean()), float(scores.mean()) - half, float(scores.mean()) + half, NORMAL)
 
 
-def _valid(entry: object) -> bool:
-    """A cached group mean read back: the four fields, finite numbers (bounds may be null), a known method."""
-    def number(value: object) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
-
-    return (isinstance(entry, dict) and set(entry) == {"mean", "low", "high", "method"}
-            and number(entry["mean"]) and entry["method"] in (BOOTSTRAP, NORMAL)
-            and all(entry[k] is None or number(entry[k]) for k in ("low", "high")))
+METHODS = (BOOTSTRAP, NORMAL)
 
 
-class _CachedMeans:
-    """`group_mean`, remembered in the cache by the sha256 of its results' JSON and unit-value bytes (a group
-    mean is a pure function of those files: the bootstrap is seeded), so a re-render only bootstraps the
-    groups whose files changed. A missing, unreadable or malformed cache entry is recomputed."""
-
-    FILE = "leaderboard-group-means.json"
-
-    def __init__(self) -> None:
-        from sentibench.core.paths import cache_dir
-
-        self.path = cache_dir() / self.FILE
-        try:
-            self.known = read_json(self.path, "cache file")
-        except (OSError, ValueError, BenchError):
-            self.known = {}
-        self.changed = False
-
-    @staticmethod
-    def _key(results: list[TaskResult]) -> str:
-        digest = hashlib.sha256()
-        for result in results:
-            digest.update(files_digest(result))
-        return digest.hexdigest()
-
-    def __call__(self, results: list[TaskResult]) -> GroupMean:
-        key = self._key(results)
-        entry = self.known.get(key) if isinstance(self.known, dict) else None
-        if _valid(entry):
-            return GroupMean(**entry)
+def remembered_group_mean(results: list[TaskResult]) -> GroupMean:
+    """`group_mean`, remembered (`report.memo`) as [mean, low, high, method]: finite where a number is due, NaN
+    for a missing bound, the method as its index in `METHODS`."""
+    def encode() -> np.ndarray:
         mean = group_mean(results)
-        if not isinstance(self.known, dict):
-            self.known = {}
-        self.known[key], self.changed = asdict(mean), True
-        return mean
+        return np.array([mean.mean, np.nan if mean.low is None else mean.low,
+                         np.nan if mean.high is None else mean.high, METHODS.index(mean.method)])
 
-    def save(self) -> None:
-        if self.changed:
-            try:
-                atomic_write_json(self.path, self.known)
-            except (OSError, ValueError):
-                pass  # a read-only cache only costs the next render its speed
+    def valid(known: np.ndarray) -> bool:
+        return (known.shape == (4,) and bool(np.isfinite(known[0])) and known[3] in (0, 1)
+                and np.isnan(known[1]) == np.isnan(known[2]))
+
+    known = remembered("group-mean", results, encode, valid)
+    bound = [None if np.isnan(value) else float(value) for value in known[1:3]]
+    return GroupMean(float(known[0]), bound[0], bound[1], METHODS[int(known[3])])
 
 
 def _axis_units(result: TaskResult) -> tuple[np.ndarray, str] | None:
@@ -253,30 +217,12 @@ def _task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np
     return np.column_stack(columns)
 
 
-def cached_task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np.ndarray:
-    """`_task_replicates`, remembered in the cache under the sha256 of the draw (seed, resamples) and of each
-    result's JSON and unit-value bytes, in order (it is a pure function of them). A stored array is used only
-    when it is read back whole: the right shape, float64, every value finite; else it is computed again."""
-    from sentibench.core.io import atomic_write_bytes
-    from sentibench.core.paths import cache_dir
-    digest = hashlib.sha256(f"{seed}:{resamples}".encode())
-    for result in results:
-        digest.update(files_digest(result))
-    stored = cache_dir() / "leaderboard-replicates" / f"{digest.hexdigest()}.npy"
-    try:
-        known = np.load(stored, allow_pickle=False)
-        if known.shape == (resamples, len(results)) and known.dtype == np.float64 and np.isfinite(known).all():
-            return known
-    except (OSError, ValueError, EOFError):
-        pass
-    fresh = _task_replicates(results, resamples, seed)
-    buffer = io.BytesIO()
-    np.save(buffer, fresh, allow_pickle=False)
-    try:
-        atomic_write_bytes(stored, buffer.getvalue())
-    except OSError:
-        pass  # a read-only cache only costs the next render its speed
-    return fresh
+def remembered_task_replicates(results: list[TaskResult], resamples: int, seed: int) -> np.ndarray:
+    """`_task_replicates`, remembered (`report.memo`): used only when read back whole, [resamples, models] and
+    every value finite."""
+    return remembered("replicates", results, lambda: _task_replicates(results, resamples, seed),
+                      lambda known: known.shape == (resamples, len(results)) and bool(np.isfinite(known).all()),
+                      salt=f"{seed}:{resamples}")
 
 
 def chance_normalised(values: np.ndarray, chance: np.ndarray) -> np.ndarray:
@@ -298,7 +244,7 @@ def axis_scores(models: list[dict[str, TaskResult]], tasks: list[str], include_i
     scores = np.array([[m[t].main_score() for m in models] for t in tasks], dtype=np.float64)   # [T, M]
     keep = np.array([[include_in_domain or not m[t].provenance.trained_on_eval_dataset for m in models]
                      for t in tasks], dtype=np.float64)
-    replicates = np.stack([cached_task_replicates([m[t] for m in models], RESAMPLES, BOOTSTRAP_SEED + i)
+    replicates = np.stack([remembered_task_replicates([m[t] for m in models], RESAMPLES, BOOTSTRAP_SEED + i)
                            for i, t in enumerate(tasks)])                                    # [T, B, M]
     if chance:
         levels = np.array([chance[t] for t in tasks], dtype=np.float64)
@@ -420,16 +366,15 @@ def build_overview(by_model: dict[str, dict[str, TaskResult]], kinds: dict[str, 
     required = benchmark.task_names
     counted = {model: {name: result for name, result in results.items() if counts_for(result, benchmark)}
                for model, results in by_model.items()}
-    rows, means = [], _CachedMeans()
+    rows = []
     for model, results in counted.items():
         row = OverviewRow(model, kinds[model], sum(task in results for task in required),
                           tasks=frozenset(task for task in required if task in results))
         for group, tasks in groups.items():
             if all(task in results and results[task].main_score() is not None for task in tasks):
-                row.means[group] = means([results[task] for task in tasks])
+                row.means[group] = remembered_group_mean([results[task] for task in tasks])
         row.geometry = _geometry(results, benchmark.diagnostics)
         rows.append(row)
-    means.save()
     full = [row for row in rows if row.covered == len(required)
             and all(counted[row.model][t].main_score() is not None for t in required)]
     ranked = full if len(full) >= 2 else []
