@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 from choose_lite import COSTS as V1_COSTS  # a sibling script
 from choose_lite import CostModel, record_texts
+from doc_blocks import printed_block  # a sibling script
 from scipy.stats import pearsonr, spearmanr
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -303,14 +304,7 @@ PAGE, BLOCK = "docs/benchmarks.md", "lite-v2"
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
     """docs/benchmarks.md's block `lite-v2`: this script's report on the committed results under `root` (the
     choice checked against the released manifest, the costs, and the out-of-sample validation), as printed."""
-    import contextlib
-    import io
-
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        main(["--results", str(root / "results")])
-    lines = [line.replace(str(root) + "/", "") for line in printed.getvalue().splitlines() if line.strip()]
-    return {PAGE: {BLOCK: "".join(f"    {line}\n" for line in lines)}}
+    return {PAGE: {BLOCK: printed_block(main, root)}}
 
 
 def main(argv: list[str] | None = None) -> int:

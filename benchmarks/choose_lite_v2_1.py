@@ -36,6 +36,7 @@ from pathlib import Path
 import choose_lite_v2 as v2lite  # a sibling script
 import numpy as np
 from choose_lite import CostModel, record_texts
+from doc_blocks import printed_block  # a sibling script
 from scipy.stats import pearsonr, spearmanr
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,14 +221,7 @@ PAGE, BLOCK = "docs/benchmarks.md", "lite-v2.1"
 
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
     """docs/benchmarks.md's block `lite-v2.1`: this script's report on the committed results, as printed."""
-    import contextlib
-    import io
-
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        main(["--results", str(root / "results")])
-    lines = [line.replace(str(root) + "/", "") for line in printed.getvalue().splitlines() if line.strip()]
-    return {PAGE: {BLOCK: "".join(f"    {line}\n" for line in lines)}}
+    return {PAGE: {BLOCK: printed_block(main, root)}}
 
 
 def main(argv: list[str] | None = None) -> int:

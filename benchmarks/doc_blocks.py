@@ -19,10 +19,13 @@ and a generated file (JSON, a figure) is written whole. Every script in `GENERAT
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib
+import io
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,6 +138,32 @@ def write(generated: Generated, root: Path = ROOT) -> list[str]:
             path.write_text(new, encoding="utf-8")
             written.append(page)
     return written
+
+
+def printed_block(report: Callable[[list[str]], object], root: Path) -> str:
+    """What a script's `report(["--results", ROOT/results])` prints, as an indented block (paths made relative)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        report(["--results", str(root / "results")])
+    lines = [line.replace(str(root) + "/", "") for line in printed.getvalue().splitlines() if line.strip()]
+    return "".join(f"    {line}\n" for line in lines)
+
+
+def generator_main(blocks: Callable[[Path], Generated], description: str, argv: list[str] | None = None) -> int:
+    """The command line of a script that only generates blocks: print them; `--docs` rewrites them in the pages,
+    `--smoke` (CI) lists them and writes nothing."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--docs", action="store_true", help="rewrite the blocks in the README and docs/")
+    parser.add_argument("--smoke", action="store_true", help="list the blocks; write nothing")
+    args = parser.parse_args(argv)
+    generated = blocks(ROOT)
+    for page, found in generated.items():
+        for block, text in found.items():
+            print(f"{page}: {block} ({len(text)} characters)" if args.smoke else f"--- {page}: {block}\n{text}")
+    if args.docs and not args.smoke:
+        for page in write(generated, ROOT):
+            print(f"rewrote {page}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

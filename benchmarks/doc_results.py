@@ -14,12 +14,13 @@ runs, which no committed file records, stay typed in the pages.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 from functools import cache
 from pathlib import Path
+
+from doc_blocks import generator_main  # a sibling script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = "doc_results"
@@ -717,20 +718,7 @@ def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", action="store_true", help="rewrite the blocks in the README and docs/")
-    parser.add_argument("--smoke", action="store_true", help="list the blocks; write nothing")
-    args = parser.parse_args()
-    generated = doc_blocks(ROOT)
-    for page, blocks in generated.items():
-        for block, text in blocks.items():
-            print(f"{page}: {block} ({len(text)} characters)" if args.smoke else f"--- {page}: {block}\n{text}")
-    if args.docs and not args.smoke:
-        from doc_blocks import write  # a sibling script
-
-        for page in write(generated, ROOT):
-            print(f"rewrote {page}", file=sys.stderr)
-    return 0
+    return generator_main(doc_blocks, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":
