@@ -216,7 +216,7 @@ def lite_benchmark(chosen: list[str]):
 
 # ---- main ----------------------------------------------------------------------------------------------------
 
-PAGE, BLOCK = "docs/benchmarks.md", "lite-v2.1"
+PAGE, BLOCK = "docs/benchmarks.md", "lite-v2-1"
 
 
 def doc_blocks(root: Path) -> dict[str, dict[str, str]]:

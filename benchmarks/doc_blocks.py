@@ -129,6 +129,9 @@ def write(generated: Generated, root: Path = ROOT) -> list[str]:
         else:
             new = path.read_text(encoding="utf-8")
             for name, body in content.items():
+                if not re.fullmatch(r"[\w-]+", name):
+                    raise SystemExit(f"error: block name {name!r} in {page}: letters, digits, '_' and '-' only "
+                                     "(the check could not find it)")
                 pattern = re.compile(rf"(<!-- generated {re.escape(name)} by: [^>]*? -->\n).*?(<!-- end generated -->)",
                                      re.S)
                 if not pattern.search(new):
