@@ -12,8 +12,9 @@ timed as `bench leaderboard --results FOLDER --output FILE` in a fresh process (
 interleaved across sizes within each repeat, with a `SENTIBENCH_HOME` of its own: the first repeat finds the
 board's memo (`report/memo.py`) empty and fills it, the others re-render, so the median of three is a re-render,
 the case the budget is about, and the first repeat's seconds, recorded too, are the cold cost. The per-file cost
-is the slope between the two sizes and the fixed cost the intercept. The record names the machine and its load average before and after. `--smoke` (CI: the
-script still runs): 30 and 60 results, one repeat, written to a temporary folder.
+is the slope between the two sizes and the fixed cost the intercept. The record names the machine and its load
+average before and after. `--smoke` (CI: the script still runs): 30 and 60 results, one repeat, written to a
+temporary folder.
 """
 
 from __future__ import annotations
