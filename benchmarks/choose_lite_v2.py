@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 from choose_lite import COSTS as V1_COSTS  # a sibling script
@@ -139,6 +141,7 @@ class Scores:
 
         self.benchmark = get_benchmark(FULL)
         board = build(results, FULL)
+        self.by_model = board.by_model  # every current result of every model, by task
         self.models = [row.model for row in board.overview.ranked]
         self.kinds = {row.model: row.kind for row in board.overview.ranked}
         self.ranges = {axis.name: np.array([(row.axes[axis.name].rank_low, row.axes[axis.name].rank_high)
@@ -180,11 +183,18 @@ def axis_means(tasks: list[str], scores: Scores, rows: np.ndarray) -> np.ndarray
     return np.mean([scores.scores[t][rows] for t in tasks], axis=0) if tasks else None
 
 
-def agreement(chosen: list[str], scores: Scores, rows: np.ndarray) -> tuple[list[float], list[float]]:
+def on_axis(tasks: list[str], axis, stands_for: Mapping[str, str] = MappingProxyType({})) -> list[str]:
+    """The tasks of `tasks` that count for `axis`: its own, and a task that `stands_for` one of its own (a lite
+    release's cheaper version of a v2 task, `choose_lite_v2_1.py`)."""
+    return [t for t in tasks if stands_for.get(t, t) in axis.tasks]
+
+
+def agreement(chosen: list[str], scores: Scores, rows: np.ndarray,
+              stands_for: Mapping[str, str] = MappingProxyType({})) -> tuple[list[float], list[float]]:
     """Per axis, Spearman rho and Pearson r of lite's axis against v2's over `rows` (-1 for an empty axis)."""
     rho, r = [], []
     for axis in scores.benchmark.axes:
-        lite = axis_means([t for t in chosen if t in axis.tasks], scores, rows)
+        lite = axis_means(on_axis(chosen, axis, stands_for), scores, rows)
         full = axis_means(list(axis.tasks), scores, rows)
         if lite is None or len(rows) < 2 or np.ptp(lite) == 0:
             rho.append(-1.0), r.append(-1.0)
@@ -233,34 +243,37 @@ def affordable(needs: dict[str, set[str]], candidates: list[str], cost: CostMode
 
 
 def choose(scores: Scores, candidates: list[str], rows: np.ndarray, cost: CostModel, budget: float,
-           needs: dict[str, set[str]]) -> list[str]:
+           needs: dict[str, set[str]], stands_for: Mapping[str, str] = MappingProxyType({})) -> list[str]:
     """Greedy forward selection (module docstring) that keeps every requirement of `needs` reachable within
-    `budget` (`affordable` says which can be)."""
+    `budget` (`affordable` says which can be); a task that `stands_for` another is never chosen beside it.
+    The choice in v2's task order, the stand-ins after."""
     if completion([], candidates, needs, cost) > budget:
         raise SystemExit("the requirements cannot be met within the budget")
     chosen: list[str] = []
     while True:
+        taken = {stands_for.get(t, t) for t in chosen}
         options = []
         for task in candidates:
-            if task in chosen or completion(chosen + [task], candidates, needs, cost) > budget:
+            if stands_for.get(task, task) in taken or completion(chosen + [task], candidates, needs, cost) > budget:
                 continue
-            rho, r = agreement(chosen + [task], scores, rows)
+            rho, r = agreement(chosen + [task], scores, rows, stands_for)
             options.append((float(np.mean(rho)), float(np.mean(r)), -cost.seconds_for(chosen + [task]), task))
         if not options:
-            return [t for t in scores.benchmark.task_names if t in chosen]
+            return [t for t in scores.benchmark.task_names + list(stands_for) if t in chosen]
         chosen.append(max(options)[3])
 
 
 # ---- 3. validation -------------------------------------------------------------------------------------------
 
-def misordered(lite: list[str], scores: Scores, held: set[int]) -> dict[str, tuple[int, int, int, int, list[str]]]:
+def misordered(lite: list[str], scores: Scores, held: set[int], stands_for: Mapping[str, str] = MappingProxyType({})
+               ) -> dict[str, tuple[int, int, int, int, list[str]]]:
     """Per axis: (pairs v2 separates, of them lite mis-orders, separated pairs with a held-out model, of them
     lite mis-orders, the mis-ordered pairs' names). Separated: disjoint 95% rank ranges on v2's board;
     mis-ordered: lite's point scores in the opposite order (a tie counts as mis-ordered)."""
     rows = np.arange(len(scores.models))
     out = {}
     for axis in scores.benchmark.axes:
-        mine = axis_means([t for t in lite if t in axis.tasks], scores, rows)
+        mine = axis_means(on_axis(lite, axis, stands_for), scores, rows)
         ranges = scores.ranges[axis.name]
         counts, names = [0, 0, 0, 0], []
         for a in rows:

@@ -37,7 +37,6 @@ import choose_lite_v2 as v2lite  # a sibling script
 import numpy as np
 from choose_lite import CostModel, record_texts
 from doc_blocks import printed_block  # a sibling script
-from scipy.stats import pearsonr, spearmanr
 
 ROOT = Path(__file__).resolve().parent.parent
 COSTS = ROOT / "benchmarks" / "results" / "lite_v2_1_task_costs.npz"
@@ -46,10 +45,6 @@ NAME, FULL, RELEASED = "sentibench-lite-v2.1", "sentibench-v2", "2026-12-02"
 LITE_VERSIONS = {"sgts-imdb-lite": "sgts-imdb", "probe-imdb-lite": "probe-imdb",
                  "probe-tweets-3class-lite": "probe-tweets-3class"}
 """Each `-lite` candidate and the v2 task it stands in for."""
-
-
-def full_task(task: str) -> str:
-    return LITE_VERSIONS.get(task, task)
 
 
 # ---- 1. cost -----------------------------------------------------------------------------------------------
@@ -99,10 +94,8 @@ class Scores(v2lite.Scores):
     rank ranges as the full board computed them)."""
 
     def __init__(self, results: Path) -> None:
-        from sentibench.report.leaderboard import build
-
         super().__init__(results)
-        by_model = build(results, FULL).by_model
+        by_model = self.by_model
         self.lacking = [m for m in self.models if not set(LITE_VERSIONS) <= set(by_model[m])]
         keep = np.array([i for i, m in enumerate(self.models) if m not in self.lacking], dtype=int)
         self.models = [self.models[i] for i in keep]
@@ -117,24 +110,6 @@ class Scores(v2lite.Scores):
             self.intervals[task] = np.array([(i.low, i.high) if i else (np.nan, np.nan) for i in intervals])
 
 
-def on_axis(tasks: list[str], axis) -> list[str]:
-    """The tasks of `tasks` that count for `axis`: its own, and `-lite` versions of its own."""
-    return [t for t in tasks if full_task(t) in axis.tasks]
-
-
-def agreement(chosen: list[str], scores: Scores, rows: np.ndarray) -> tuple[list[float], list[float]]:
-    """Per axis, Spearman rho and Pearson r of the lite axis against v2's over `rows` (-1 for an empty axis)."""
-    rho, r = [], []
-    for axis in scores.benchmark.axes:
-        lite = v2lite.axis_means(on_axis(chosen, axis), scores, rows)
-        full = v2lite.axis_means(list(axis.tasks), scores, rows)
-        if lite is None or len(rows) < 2 or np.ptp(lite) == 0:
-            rho.append(-1.0), r.append(-1.0)
-        else:
-            rho.append(float(spearmanr(lite, full).statistic)), r.append(float(pearsonr(lite, full).statistic))
-    return rho, r
-
-
 def requirements(benchmark) -> dict[str, set[str]]:
     """`choose_lite_v2.requirements`, each satisfied by a `-lite` version as by its full task."""
     needs = v2lite.requirements(benchmark)
@@ -143,49 +118,6 @@ def requirements(benchmark) -> dict[str, set[str]]:
             if full in tasks:
                 tasks.add(task)
     return needs
-
-
-def choose(scores: Scores, candidates: list[str], rows: np.ndarray, cost: CostModel, budget: float,
-           needs: dict[str, set[str]]) -> list[str]:
-    """`choose_lite_v2.choose` with the `-lite` versions: never a task beside its own `-lite` version."""
-    chosen: list[str] = []
-    while True:
-        taken = {full_task(t) for t in chosen}
-        options = []
-        for task in candidates:
-            if task in chosen or full_task(task) in taken:
-                continue
-            if v2lite.completion(chosen + [task], candidates, needs, cost) > budget:
-                continue
-            rho, r = agreement(chosen + [task], scores, rows)
-            options.append((float(np.mean(rho)), float(np.mean(r)), -cost.seconds_for(chosen + [task]), task))
-        if not options:
-            order = scores.benchmark.task_names + list(LITE_VERSIONS)
-            return sorted(chosen, key=lambda t: order.index(t) if t in order else len(order))
-        chosen.append(max(options)[3])
-
-
-def misordered(lite: list[str], scores: Scores, held: set[int]) -> dict[str, tuple[int, int, int, int, list[str]]]:
-    """`choose_lite_v2.misordered`, the lite axis counting `-lite` versions for their full task's axis."""
-    rows = np.arange(len(scores.models))
-    out = {}
-    for axis in scores.benchmark.axes:
-        mine = v2lite.axis_means(on_axis(lite, axis), scores, rows)
-        ranges = scores.ranges[axis.name]
-        counts, names = [0, 0, 0, 0], []
-        for a in rows:
-            for b in rows:
-                if ranges[a, 1] < ranges[b, 0]:
-                    wrong = mine[a] <= mine[b]
-                    counts[0] += 1
-                    counts[1] += wrong
-                    if a in held or b in held:
-                        counts[2] += 1
-                        counts[3] += wrong
-                    if wrong:
-                        names.append(f"{scores.models[a]} > {scores.models[b]}")
-        out[axis.name] = (*counts, names)
-    return out
 
 
 # ---- 4. the manifest -----------------------------------------------------------------------------------------
@@ -202,7 +134,7 @@ def lite_benchmark(chosen: list[str]):
         full = pins[LITE_VERSIONS[task.name]]
         pins[task.name] = BenchmarkTask(task.name, task.metadata.version, full.dataset, full.dataset_sha256)
     chance = {**v2.chance_levels, **lite_chance()}
-    axes = tuple(Axis(a.name, a.description, tuple(on_axis(chosen, a))) for a in v2.axes)
+    axes = tuple(Axis(a.name, a.description, tuple(v2lite.on_axis(chosen, a, LITE_VERSIONS))) for a in v2.axes)
     return Benchmark(
         name=NAME, released=RELEASED, derived_from=FULL,
         description=("A subset of sentibench-v2's tasks, unchanged, with the -lite versions of its IMDB and 3-class "
@@ -269,12 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, total in given_up:
         print(f"  CANNOT be met within {v2lite.REQUIRED * v2_cold:.0f}s, given up: {name} ({total:.0f}s)")
     budget = max(v2lite.BUDGET * v2_cold, v2lite.completion([], candidates, kept, cost))
-    chosen = choose(scores, candidates, rows, cost, budget, kept)
+    chosen = v2lite.choose(scores, candidates, rows, cost, budget, kept, LITE_VERSIONS)
     lite_cold = cost.seconds_for(chosen)
     print(f"\nchosen on {len(used)} models, budget {budget:.0f}s = {budget / v2_cold:.1%} of v2: {len(chosen)} tasks, "
           f"modelled cold {lite_cold:.0f}s = 1/{v2_cold / lite_cold:.1f} of v2 (limit 1/{1 / v2lite.TARGET:.0f})")
     for axis in v2.axes:
-        print(f"  {axis.name}: " + ", ".join(f"{t} [{near[t]}/{others}]" for t in on_axis(chosen, axis)))
+        print(f"  {axis.name}: " + ", ".join(f"{t} [{near[t]}/{others}]"
+                                             for t in v2lite.on_axis(chosen, axis, LITE_VERSIONS)))
     print(f"  ([n/{others}]: in-sample intervals containing random's score)")
     unmet = [n for n, tasks in needs.items() if not tasks & set(chosen)]
     print(f"spans {len(needs) - len(unmet)} of {len(needs)} requirements (datasets and axes)"
@@ -294,10 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, group in (("in sample", rows), ("out of sample", np.array(out, dtype=int)),
                         ("all ranked", np.arange(len(scores.models)))):
         if len(group) >= 2:
-            rho, r = agreement(lite, scores, group)
+            rho, r = v2lite.agreement(lite, scores, group, LITE_VERSIONS)
             print(f"Spearman rho (Pearson r) of {NAME} against v2, {name} ({len(group)} models): "
                   + ", ".join(f"{a.name} {x:.3f} ({y:.3f})" for a, x, y in zip(v2.axes, rho, r)))
-    for axis, (pairs, wrong, held_pairs, held_wrong, names) in misordered(lite, scores, set(out)).items():
+    separated = v2lite.misordered(lite, scores, set(out), LITE_VERSIONS)
+    for axis, (pairs, wrong, held_pairs, held_wrong, names) in separated.items():
         print(f"{axis}: pairs v2 separates {pairs}, {NAME} mis-orders {wrong}; with an out-of-sample model "
               f"{held_pairs}, mis-ordered {held_wrong}" + (f" ({'; '.join(names)})" if names else ""))
     return 0
