@@ -129,13 +129,18 @@ def first_pass(files: dict[str, dict]) -> dict[str, str]:
             "leaderboard-6d27a37": spread("leaderboard", 2) + " at 6d27a37"}
 
 
-def second_pass(files: dict[str, dict]) -> dict[str, str]:
-    runs = [files["encode-20261124T1925-0271bbf1e47e.json"], files["encode-20261124T1933-0271bbf1e47e.json"]]
-    short, long = sizes(runs[0])
-    rows = [(f"harness / sentence-transformers, float32, {short}", "short", "harness vs sentence-transformers"),
+def token_budget_rows(short: str, long: str) -> list[tuple[str, str, str]]:
+    """The rows the second and third passes' ratio tables share: (label, text set, comparison)."""
+    return [(f"harness / sentence-transformers, float32, {short}", "short", "harness vs sentence-transformers"),
             (f"harness / sentence-transformers, float32, {long}", "long", "harness vs sentence-transformers"),
             ("token budget: harness / harness in one pass per batch, short", "short", "harness vs harness-one-pass"),
             ("token budget: harness / harness in one pass per batch, long", "long", "harness vs harness-one-pass")]
+
+
+def second_pass(files: dict[str, dict]) -> dict[str, str]:
+    runs = [files["encode-20261124T1925-0271bbf1e47e.json"], files["encode-20261124T1933-0271bbf1e47e.json"]]
+    short, long = sizes(runs[0])
+    rows = token_budget_rows(short, long)
     emulated = files["encode-20261124T1958-0271bbf1e47e.json"]
     sets = emulated["encode"]["sets"]
     bf = {s: sets[s]["comparisons"]["harness-bf16 vs harness"]["ratio_wall"]["median"] for s in ("short", "long")}
@@ -161,10 +166,7 @@ def second_pass(files: dict[str, dict]) -> dict[str, str]:
 def third_pass(files: dict[str, dict]) -> dict[str, str]:
     runs = [files["encode-20261125T0845-452688b9a3d8.json"], files["encode-20261125T0851-452688b9a3d8.json"]]
     short, long = sizes(runs[0])
-    rows = [(f"harness / sentence-transformers, float32, {short}", "short", "harness vs sentence-transformers"),
-            (f"harness / sentence-transformers, float32, {long}", "long", "harness vs sentence-transformers"),
-            ("token budget: harness / harness in one pass per batch, short", "short", "harness vs harness-one-pass"),
-            ("token budget: harness / harness in one pass per batch, long", "long", "harness vs harness-one-pass")]
+    rows = token_budget_rows(short, long)
     rounds = [s for r in runs for s in r["cli"]["this: warm sgts recompute"]["wall_s"]]
     speed = [b / a for r in runs for a, b in zip([r["cli"]["this: warm sgts recompute"]["wall"]["median"]],
                                                    [r["cli"]["baseline: warm sgts recompute"]["wall"]["median"]])]
