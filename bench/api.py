@@ -55,7 +55,7 @@ def get_model(model: str | Any, name: str | None = None) -> ModelCard | InProces
     if isinstance(model, str):
         if name is not None:
             raise BenchError("get_model: `name` names an object; a card, folder or Hub id is named by itself")
-        from sentibench.models.catalog.loaders import card_for
+        from sentibench.models.catalog.lookup import card_for
 
         return card_for(model)
     from sentibench.models.catalog.inprocess import as_model

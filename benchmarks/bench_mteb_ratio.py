@@ -77,7 +77,8 @@ def mteb_side(tasks: list[str]) -> dict:
     import mteb
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.models.catalog.loaders import card_for, weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
+    from sentibench.models.catalog.lookup import card_for
     from sentibench.mteb import get_tasks
 
     model = SentenceTransformer(str(weights_folder(card_for(MODEL))), device="cpu", local_files_only=True)

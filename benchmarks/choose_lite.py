@@ -100,7 +100,8 @@ def measure_costs(out: Path, cold: float | None, warm: Path | None, fixed: float
     with every vector cached, whose `evaluation_time`s are the evaluation alone; `fixed`, the cold wall seconds
     of the smallest task (start-up, model load, one dataset). Throughput: v1's tokens over the cold seconds
     that are neither fixed nor evaluation."""
-    from sentibench.models.catalog.loaders import build_encoder, card_for
+    from sentibench.models.catalog.loaders import build_encoder
+    from sentibench.models.catalog.lookup import card_for
     from sentibench.results.task_result import iter_results
 
     texts, per_task = record_texts()

@@ -77,7 +77,8 @@ def card(model: str) -> str:
 
 def measure_costs(out: Path, results: Path) -> None:
     """v2's cost file: v1's, extended by the texts and evaluation seconds of the tasks v2 adds (docstring)."""
-    from sentibench.models.catalog.loaders import build_encoder, card_for
+    from sentibench.models.catalog.loaders import build_encoder
+    from sentibench.models.catalog.lookup import card_for
     from sentibench.results.task_result import iter_results
     from sentibench.tasks.benchmarks import benchmark_tasks, get_benchmark
 

@@ -51,7 +51,8 @@ LITE_VERSIONS = {"sgts-imdb-lite": "sgts-imdb", "probe-imdb-lite": "probe-imdb",
 
 def measure_costs(out: Path, results: Path) -> None:
     """v2's cost file extended by the `-lite` versions (module docstring), with their chance levels."""
-    from sentibench.models.catalog.loaders import build_encoder, card_for
+    from sentibench.models.catalog.loaders import build_encoder
+    from sentibench.models.catalog.lookup import card_for
     from sentibench.results.task_result import iter_results
     from sentibench.tasks.registry import resolve
 

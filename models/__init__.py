@@ -11,8 +11,8 @@ __all__ = ["ModelCard", "all_cards", "card_for", "describe", "get_card", "load_e
            "open_encoder", "prepare",
            "smoke_trained", "weights_folder"]
 _LAZY = {"ModelCard": "cards", "all_cards": "cards", "get_card": "cards",
-         "card_for": "loaders", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
-         "weights_folder": "loaders", "prepare": "trained", "open_encoder": "trained",
+         "card_for": "lookup", "describe": "loaders", "load_encoder": "loaders", "load_trainable": "loaders",
+         "weights_folder": "loaders", "prepare": "trained", "open_encoder": "opening",
          "smoke_trained": "trained"}
 
 

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sentibench.core.errors import BenchError
 from sentibench.core.records import Record, rule
-from sentibench.core.registry import Registry, load_plugins
+from sentibench.core.registry import Registry
 from sentibench.tasks.base import TASK_NAME, Task
 
 IN_DOMAIN = {"left out": "left out of axis means by default", "counted": "counted in axis means and flagged"}
@@ -215,7 +215,7 @@ def manifest_text(benchmark: Benchmark, description: str | None = None) -> str:
     return "\n".join(lines + ["}"]) + "\n"
 
 
-BENCHMARKS: Registry[Benchmark] = Registry("benchmark", lambda: load_plugins("sentibench.benchmarks"))
+BENCHMARKS: Registry[Benchmark] = Registry("benchmark", group="sentibench.benchmarks")
 """Every benchmark by name: sentibench's own (below) and plug-ins' (entry-point group `sentibench.benchmarks`)."""
 
 CURRENT = "sentibench-v2"

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sentibench.core.errors import BenchError, unknown_name
-from sentibench.core.registry import Registry, load_plugins
+from sentibench.core.registry import Registry
 from sentibench.data import dataset_names, get_spec
 from sentibench.data.spec import DatasetSpec
 from sentibench.tasks.base import Task
 
 Family = Callable[[DatasetSpec], Task | list[Task] | None]
 
-FAMILIES: Registry[Family] = Registry("task family", lambda: load_plugins("sentibench.tasks"))
+FAMILIES: Registry[Family] = Registry("task family", group="sentibench.tasks")
 """Every task family by name (its default group's name, e.g. "sgts")."""
 
 # (family, dataset) -> the family and spec it was built from, and what it built: a cache that is rebuilt when

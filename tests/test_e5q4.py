@@ -211,9 +211,8 @@ def test_the_prefix_keys_the_cache_and_the_result_only_when_there_is_one(monkeyp
     card = get_card("multilingual-e5-small-q4")
     assert card.prefix == "query: " and loaders.describe(card)["prefix"] == "query: "
     assert "prefix" not in loaders.describe(get_card("all-minilm-l6-v2"))
-    monkeypatch.setattr(loaders, "weights_folder", lambda card: "converted")
     monkeypatch.setattr(loaders, "_digest", lambda folder: "digest")
     prefixed = LazyTransformerEncoder(lambda: None, card.name, TransformerSettings("mean", 512, True, "query: "))
-    assert loaders.identity(card, prefixed)["prefix"] == "query: "
+    assert loaders.identity(card, prefixed, "converted")["prefix"] == "query: "
     bare = LazyTransformerEncoder(lambda: None, card.name, TransformerSettings("mean", 512, True))
-    assert "prefix" not in loaders.identity(card, bare)
+    assert "prefix" not in loaders.identity(card, bare, "converted")

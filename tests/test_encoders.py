@@ -6,7 +6,8 @@ import pytest
 
 from sentibench.embed.batching import length_sorted_batches, token_budget_batches
 from sentibench.embed.torch_encoders import TransformerEncoder
-from sentibench.models.catalog.loaders import build_encoder, card_for
+from sentibench.models.catalog.loaders import build_encoder
+from sentibench.models.catalog.lookup import card_for
 
 TEXTS = ["A gorgeous, moving film.", "Tedious.", "It is neither good nor bad, and it goes on for a while."]
 

@@ -31,7 +31,8 @@ def test_a_revision_turns_the_embedding_cache_on(tmp_path, fixture_task, fake_en
 def test_a_sentence_transformer_object_scores_like_its_card(tmp_path, fixture_task):
     from sentence_transformers import SentenceTransformer
 
-    from sentibench.models.catalog.loaders import card_for, weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
+    from sentibench.models.catalog.lookup import card_for
 
     model = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")
     by_object = run([InProcessModel("st-minilm", model)], [fixture_task], tmp_path, use_cache=False)

@@ -236,7 +236,8 @@ def test_an_mteb_encoder_runs_in_sentibench_like_the_card(tmp_path, fixture_task
     from sentence_transformers import SentenceTransformer
 
     from sentibench.models.catalog.inprocess import InProcessModel
-    from sentibench.models.catalog.loaders import card_for, weights_folder
+    from sentibench.models.catalog.loaders import weights_folder
+    from sentibench.models.catalog.lookup import card_for
     from sentibench.run.runner import run
 
     st = SentenceTransformer(str(weights_folder(card_for("all-minilm-l6-v2"))), device="cpu")

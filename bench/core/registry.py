@@ -17,7 +17,7 @@ skipped: a missing task in a benchmark is worse than a loud failure.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import EntryPoint, EntryPoints, entry_points
@@ -36,11 +36,11 @@ datasets, tasks, methods and encoder kinds in each (pyproject.toml), so an insta
 @dataclass
 class Registry(Generic[T]):
     """Named objects of one kind. `kind` is the word users see ("task", "dataset", ...), so an unknown name
-    reads "unknown task 'sgst-mr'. Did you mean: sgts-mr?". `discover` is called once before the first
-    lookup (it imports the modules that register built-in and plug-in entries)."""
+    reads "unknown task 'sgst-mr'. Did you mean: sgts-mr?". The entry points of `group` are loaded once, before
+    the first lookup (`load_plugins`: the modules that register built-in and plug-in entries)."""
 
     kind: str
-    discover: Callable[[], None] | None = None
+    group: str | None = None
     _entries: dict[str, T] = field(default_factory=dict)
     _discovered: bool = False
 
@@ -60,9 +60,9 @@ class Registry(Generic[T]):
         return entry
 
     def _ready(self) -> None:
-        if not self._discovered and self.discover is not None:
+        if not self._discovered and self.group is not None:
             self._discovered = True  # first: a discovery that registers must not recurse into itself
-            self.discover()
+            load_plugins(self.group)
 
     def get(self, name: str) -> T:
         self._ready()

@@ -287,3 +287,27 @@ def hub_unavailable(what: str, error: Exception | None, instead: str = "", reach
                f"local cache ({constants.HF_HOME}); set HF_ENDPOINT to a mirror you can reach, or fill the cache")
     hint = f" {instead}" if instead else ""
     return UnavailableError(f"{what} needs the Hugging Face Hub, which cannot be reached from here: {why}.{hint}")
+HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
+"""The files of a hub model that sentibench loads (safetensors weights only, never pickles)."""
+
+
+def hub_snapshot(repo_id: str, revision: str, what: str, instead: str = "") -> Path:
+    """The model's snapshot folder (named by its commit): from the local Hugging Face cache when it is
+    there, else from the endpoint huggingface_hub is configured with (`HF_ENDPOINT`); a one-line
+    `UnavailableError` when neither can serve it (`HF_HUB_OFFLINE` set, or the endpoint unreachable)."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True,
+                                      allow_patterns=HUB_PATTERNS))
+    except Exception:  # not in the local hub cache: ask the endpoint
+        pass
+    with hub_access() as reachable:
+        if not reachable:  # no connection to the endpoint, and the cache lacks it: say so now, not after retries
+            raise hub_unavailable(what, None, instead, reachable=False)
+        try:
+            return Path(snapshot_download(repo_id, revision=revision, allow_patterns=HUB_PATTERNS))
+        except Exception as error:  # the boundary to huggingface_hub: any failure is one line
+            raise hub_unavailable(what, error, instead) from None
+
+

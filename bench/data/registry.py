@@ -3,10 +3,10 @@ through the `sentibench.datasets` entry points the first time a dataset is looke
 
 from __future__ import annotations
 
-from sentibench.core.registry import Registry, load_plugins
+from sentibench.core.registry import Registry
 from sentibench.data.spec import DatasetSpec
 
-DATASETS: Registry[DatasetSpec] = Registry("dataset", lambda: load_plugins("sentibench.datasets"))
+DATASETS: Registry[DatasetSpec] = Registry("dataset", group="sentibench.datasets")
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:

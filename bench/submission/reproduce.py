@@ -22,7 +22,7 @@ from sentibench.core.errors import BenchError
 from sentibench.core.provenance import version_changes
 from sentibench.data import get_dataset
 from sentibench.models.catalog.cards import ModelCard
-from sentibench.models.catalog.loaders import card_for
+from sentibench.models.catalog.lookup import card_for
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import read_result
 from sentibench.tasks.registry import all_tasks

@@ -21,13 +21,13 @@ from typing import Any
 
 from sentibench.core.errors import BenchError
 from sentibench.core.io import read_json
-from sentibench.core.registry import Registry, load_plugins
+from sentibench.core.registry import Registry
 
 MODULE_CONFIG = "sentibench_encoder.json"
 MODULE_WEIGHTS = "model.safetensors"
 
 ModuleLoader = Callable[[Path, dict[str, Any], str | None], Any]  # (folder, config, device) -> Encoder
-ENCODER_KINDS: Registry[ModuleLoader | str] = Registry("encoder kind", lambda: load_plugins("sentibench.encoders"))
+ENCODER_KINDS: Registry[ModuleLoader | str] = Registry("encoder kind", group="sentibench.encoders")
 
 
 def register_encoder_kind(kind: str, loader: ModuleLoader | str) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sentibench.core.errors import BenchError
-from sentibench.core.registry import Registry, load_plugins
+from sentibench.core.registry import Registry
 
 if TYPE_CHECKING:
     from sentibench.embed.encoders import Encoder
@@ -154,7 +154,7 @@ class Method:
         return load_entry_point(self.entry_point)(request)
 
 
-METHODS: Registry[Method] = Registry("method", lambda: load_plugins("sentibench.methods"))
+METHODS: Registry[Method] = Registry("method", group="sentibench.methods")
 """Every method: sentibench's own and plug-ins alike are found through the `sentibench.methods` entry points."""
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sentibench.core.registry import Registry, load_plugins
+from sentibench.core.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class ModelKind:
     mteb_framework: tuple[str, ...] = ("PyTorch", "Transformers")
 
 
-MODEL_KINDS: Registry[ModelKind] = Registry("model kind", lambda: load_plugins("sentibench.model_kinds"))
+MODEL_KINDS: Registry[ModelKind] = Registry("model kind", group="sentibench.model_kinds")
 """Every model kind by loader name: sentibench's own (below) and plug-ins' (entry-point group
 `sentibench.model_kinds`)."""
 

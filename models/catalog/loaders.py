@@ -1,5 +1,6 @@
 """From a model card to an encoder: find the weights (installed package, pinned registry files, hub),
-build the encoder the card's loader names, and wrap it in the embedding cache."""
+build the encoder the card's loader names, and wrap it in the embedding cache. (A name to its card is
+`catalog.lookup`; the whole walk from a name to a ready encoder is `catalog.opening`.)"""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from sentibench.core.errors import BenchError
 from sentibench.core.io import atomic_folder
 from sentibench.core.paths import cache_dir
-from sentibench.data.hub import hub_access, hub_unavailable
+from sentibench.data.hub import hub_snapshot
 from sentibench.data.sources import RegistryPackage, installed_package_folder
 from sentibench.embed.cache import CachedEncoder
 from sentibench.embed.encoders import Encoder
@@ -29,58 +30,10 @@ from sentibench.embed.torch_encoders import (
 )
 from sentibench.embed.weights_digest import WEIGHT_SUFFIXES, weights_digest
 from sentibench.embed.weights_safety import check_weights_folder
-from sentibench.models.catalog.card_schema import make_card
 from sentibench.models.catalog.cards import ModelCard, get_card
 from sentibench.models.catalog.kinds import model_kind
-from sentibench.training.checkpoint import MODULE_CONFIG, checkpoint_kind, load_module_checkpoint
+from sentibench.training.checkpoint import checkpoint_kind, load_module_checkpoint
 from sentibench.training.methods import load_entry_point, offline_alternative
-
-
-def looks_like_path(name: str) -> bool:
-    return name.startswith((".", "/", "~")) or "/" in name and Path(name).expanduser().exists()
-
-
-def card_for(name: str) -> ModelCard:
-    """A registered card; else an ad-hoc card for a local checkpoint folder or a hub id.
-
-    A bare name is a card first (a folder in the working directory never shadows a card); write `./name`
-    for the folder. A local folder's model name is its basename plus a hash of its absolute path, so two
-    folders called `model` never share results or cache entries. A hub id (`org/name`, or
-    `org/name@revision`) is pinned to the commit its revision resolves to, local cache first.
-    """
-    if not looks_like_path(name):
-        try:
-            return get_card(name)
-        except BenchError as unknown:
-            if not Path(name).is_dir() and not ("/" in name and not name.startswith((".", "/", "~"))):
-                raise unknown from None
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return local_folder_card(path)
-    if "/" in name and not name.startswith((".", "/", "~")):
-        repo_id, _, revision = name.partition("@")
-        commit = hub_snapshot(repo_id, revision or "main", f"hub model '{repo_id}'").name
-        return make_card(name=repo_id.replace("/", "__"), loader="sentence-transformers",
-                         description=f"hub model {repo_id}", revision=commit, hub_id=repo_id)
-    raise BenchError(f"model folder '{name}' does not exist")
-
-
-def local_folder_card(path: Path, name: str | None = None) -> ModelCard:
-    """A card for a local checkpoint folder of any kind (transformers, sentence-transformers, sentibench
-    module checkpoint); the revision is a digest of its weight files."""
-    path = path.resolve()
-    kind = checkpoint_kind(path)
-    if kind is None:
-        raise BenchError(f"'{path}' is not a model folder (no config.json, modules.json or {MODULE_CONFIG})")
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:8]
-    loader = {"module": "trained", "sentence-transformers": "sentence-transformers"}.get(kind, "transformers")
-    return make_card(name=name or f"{safe_name(path.name)}-{digest}", loader=loader,
-                     description=f"local checkpoint {path}", revision=weights_digest(path)[:12],
-                     checkpoint=str(path), pooling="mean" if kind == "transformers" else None)
-
-
-def safe_name(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "._-" else "-" for c in text).strip(".-") or "model"
 
 
 def _installed_folder(card: ModelCard) -> Path:
@@ -147,30 +100,6 @@ def converted_e5q4_folder(card: ModelCard) -> Path:
     return target
 
 
-HUB_PATTERNS = ["*.json", "*.txt", "*.model", "*.safetensors", "*/*.json", "merges.txt", "vocab.*"]
-"""The files of a hub model that sentibench loads (safetensors weights only, never pickles)."""
-
-
-def hub_snapshot(repo_id: str, revision: str, what: str, instead: str = "") -> Path:
-    """The model's snapshot folder (named by its commit): from the local Hugging Face cache when it is
-    there, else from the endpoint huggingface_hub is configured with (`HF_ENDPOINT`); a one-line
-    `UnavailableError` when neither can serve it (`HF_HUB_OFFLINE` set, or the endpoint unreachable)."""
-    from huggingface_hub import snapshot_download
-
-    try:
-        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True,
-                                      allow_patterns=HUB_PATTERNS))
-    except Exception:  # not in the local hub cache: ask the endpoint
-        pass
-    with hub_access() as reachable:
-        if not reachable:  # no connection to the endpoint, and the cache lacks it: say so now, not after retries
-            raise hub_unavailable(what, None, instead, reachable=False)
-        try:
-            return Path(snapshot_download(repo_id, revision=revision, allow_patterns=HUB_PATTERNS))
-        except Exception as error:  # the boundary to huggingface_hub: any failure is one line
-            raise hub_unavailable(what, error, instead) from None
-
-
 def _hub_folder(card: ModelCard) -> Path:
     return hub_snapshot(card.hub_id, card.revision, f"model '{card.name}' ({card.hub_id})", _offline_hint(card))
 
@@ -204,11 +133,11 @@ def weights_folder(card: ModelCard) -> Path:
     raise BenchError(f"model card '{card.name}' names no weights source (package, registry or hub_id)")
 
 
-def transformer_plan(card: ModelCard) -> tuple[Path, TransformerSettings] | None:
-    """The transformers folder and settings of a card whose encoder is a `TransformerEncoder`, read from
-    config files only (no model load); None for module checkpoints and other sentence-transformers
-    pipelines. A folder that is no model, or must not be loaded (bench/embed/weights_safety.py), is a one-line error."""
-    folder = weights_folder(card)
+def transformer_plan(card: ModelCard, folder: Path) -> tuple[Path, TransformerSettings] | None:
+    """The transformers folder and settings of a card whose encoder is a `TransformerEncoder`, read from the
+    config files of its weights `folder` only (no model load); None for module checkpoints and other
+    sentence-transformers pipelines. A folder that is no model, or must not be loaded
+    (bench/embed/weights_safety.py), is a one-line error."""
     kind = checkpoint_kind(folder)
     if kind is None:
         raise BenchError(f"model '{card.name}': {folder} is not a model folder (no config.json or modules.json)")
@@ -229,8 +158,8 @@ def checkpoint_encoder(card: ModelCard, device: str | None) -> Encoder:
     """Any folder: a transformers folder or a sentence-transformers folder it can express (in the card's
     dtype), another sentence-transformers pipeline, or a module checkpoint. What the libraries cannot load
     (a broken config, a truncated weights file) is one line naming the folder."""
-    plan = transformer_plan(card)
     folder = weights_folder(card)
+    plan = transformer_plan(card, folder)
     try:
         if plan is not None:
             return TransformerEncoder.from_pretrained(plan[0], pooling=plan[1].pooling, max_length=plan[1].max_length,
@@ -262,21 +191,22 @@ def build_encoder(card: ModelCard, device: str | None = None) -> Encoder:
 BATCHING = "equal-length"  # `embed.batching.equal_length_batches`; part of the cache key (`identity`)
 
 
-def identity(card: ModelCard, encoder: Encoder) -> dict[str, Any]:
+def identity(card: ModelCard, encoder: Encoder, folder: Path | None) -> dict[str, Any]:
     """Everything that changes this model's vectors (the embedding-cache key). The dtype is part of it;
     float32 keys are those of releases before dtypes were offered (the cache always wrote "float32"). A model
     run through forward passes records `batching: equal-length` (issue 45: unpadded passes, each vector a
     function of its text alone), so vectors of the padded batches of earlier releases, which depended on
-    their batch-mates in the last digits, are never mixed with them."""
+    their batch-mates in the last digits, are never mixed with them. `folder` is the card's weights folder (None
+    for a kind without weights)."""
     ident: dict[str, Any] = {"model": card.name, "loader": card.loader, "revision": card.revision,
                              "dtype": card.dtype}
     if isinstance(encoder, (TransformerEncoder, LazyTransformerEncoder)):
-        ident.update(weights=_digest(weights_folder(card)), pooling=encoder.pooling,
+        ident.update(weights=_digest(folder), pooling=encoder.pooling,
                      max_length=encoder.max_length, normalize=encoder.normalize, batching=BATCHING)
         if encoder.prefix:  # keys of models without one stay those of earlier releases
             ident["prefix"] = encoder.prefix
-    elif model_kind(card.loader).weights:
-        ident.update(weights=_digest(weights_folder(card)), max_length=getattr(encoder, "max_length", None),
+    elif folder is not None:
+        ident.update(weights=_digest(folder), max_length=getattr(encoder, "max_length", None),
                      batching=BATCHING)
     return ident
 
@@ -299,10 +229,12 @@ def _short(text: str) -> str:
 
 
 def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
-    """The model a (ready) card describes, behind the embedding cache. A transformers model is loaded only
-    when a text misses the cache (`LazyTransformerEncoder`)."""
+    """The model a (ready) card describes, behind the embedding cache, in one pass: its kind looked up once, its
+    weights folder located and checked once, the encoder built (a transformers model only when a text misses
+    the cache: `LazyTransformerEncoder`), the cache keyed by what changes its vectors (`identity`)."""
     kind = model_kind(card.loader)
-    plan = transformer_plan(card) if kind.transformer else None
+    folder = weights_folder(card) if kind.weights else None
+    plan = transformer_plan(card, folder) if kind.transformer and folder is not None else None
     if plan is None:
         encoder = build_encoder(card, device)
     else:
@@ -311,7 +243,7 @@ def load_encoder(card: ModelCard, device: str | None = None, use_cache: bool = T
     # in for its base (a pipeline check, off the leaderboard), so its size is the stand-in's
     smoke = bool((card.recipe or {}).get("smoke_steps"))
     fixed_size = None if kind.fits_on_train or smoke else card.embedding_size
-    return CachedEncoder(encoder, identity(card, encoder), enabled=use_cache, dimension=fixed_size)
+    return CachedEncoder(encoder, identity(card, encoder, folder), enabled=use_cache, dimension=fixed_size)
 
 
 def load_trainable(card: ModelCard, device: str | None = None) -> TransformerEncoder | None:

@@ -19,7 +19,8 @@ from sentibench.core.io import STDOUT, write_output
 from sentibench.embed.torch_encoders import SentenceTransformerEncoder, TransformerEncoder
 from sentibench.models.catalog.card_schema import ModelCard, make_card
 from sentibench.models.catalog.cards import TO_FILL, all_cards
-from sentibench.models.catalog.loaders import build_encoder, local_folder_card, looks_like_path, weights_folder
+from sentibench.models.catalog.loaders import build_encoder, weights_folder
+from sentibench.models.catalog.lookup import local_folder_card, looks_like_path
 
 CARD_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 

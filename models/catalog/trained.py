@@ -37,17 +37,11 @@ from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.io import atomic_folder, atomic_write_json, atomic_write_text
 from sentibench.core.paths import cache_dir
 from sentibench.core.provenance import git_commit, versions
-from sentibench.embed.cache import CachedEncoder
 from sentibench.models.catalog.card_schema import check_name
 from sentibench.models.catalog.cards import ModelCard, packaged_cards, read_card, user_cards_dir
 from sentibench.models.catalog.kinds import model_kind
-from sentibench.models.catalog.loaders import (
-    card_for,
-    load_encoder,
-    load_trainable,
-    sentence_transformer,
-    weights_folder,
-)
+from sentibench.models.catalog.loaders import load_encoder, load_trainable, sentence_transformer, weights_folder
+from sentibench.models.catalog.lookup import card_for
 from sentibench.training.checkpoint import checkpoint_kind
 from sentibench.training.methods import (
     TrainRequest,
@@ -338,9 +332,3 @@ def prepare(card: ModelCard) -> ModelCard:
     if not model_kind(card.loader).from_recipe:
         return card
     return dataclasses.replace(card, checkpoint=str(ensure_trained(card)))
-
-
-def open_encoder(name: str, device: str | None = None, use_cache: bool = True) -> CachedEncoder:
-    """The model called `name` (card, local folder or hub id) ready to encode: trained first if it is a card
-    trained here that has no checkpoint yet, behind the embedding cache."""
-    return load_encoder(prepare(card_for(name)), device=device, use_cache=use_cache)
