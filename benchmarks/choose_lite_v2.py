@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 from choose_lite import COSTS as V1_COSTS  # a sibling script
 from choose_lite import CostModel, record_texts
-from doc_blocks import printed_block  # a sibling script
+from doc_blocks import printed_block, write  # a sibling script
 from scipy.stats import pearsonr, spearmanr
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -321,23 +322,80 @@ def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
     return {PAGE: {BLOCK: printed_block(main, root)}}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def selection_arguments(argv: list[str] | None, description: str, costs_help: str, manifest: Path, block: str
+                        ) -> argparse.Namespace:
+    """The command line both lite selections take (this one and `choose_lite_v2_1.py`)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--results", type=Path, default=Path("results"), help="results folder (default results/)")
-    parser.add_argument("--costs", action="store_true", help=f"record the new tasks' texts into {COSTS.name} first")
-    parser.add_argument("--write", action="store_true", help=f"write {MANIFEST.relative_to(ROOT)} from the choice")
+    parser.add_argument("--costs", action="store_true", help=costs_help)
+    parser.add_argument("--write", action="store_true", help=f"write {manifest.relative_to(ROOT)} from the choice")
     parser.add_argument("--smoke", action="store_true", help="CI: the same, from the committed files")
-    parser.add_argument("--docs", action="store_true", help=f"rewrite {PAGE}'s generated block `{BLOCK}`")
-    args = parser.parse_args(argv)
-    if args.docs:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-        from doc_blocks import write  # a sibling script
+    parser.add_argument("--docs", action="store_true", help=f"rewrite {PAGE}'s generated block `{block}`")
+    return parser.parse_args(argv)
 
-        for page in write(doc_blocks(ROOT), ROOT):
-            print(f"rewrote {page}")
-        return 0
+
+def rewrite_docs(blocks: dict[str, dict[str, str]]) -> int:
+    for page in write(blocks, ROOT):
+        print(f"rewrote {page}")
+    return 0
+
+
+def near_chance_report(scores: Scores, rows: np.ndarray) -> tuple[dict[str, int], int, list[str]]:
+    """Per task, the in-sample non-random models whose interval holds random's score; that count of models; and
+    the tasks near chance for more than half of them (not candidates), printed."""
+    near = near_chance(scores, rows)
+    others = sum(card(scores.models[i]) != "random" for i in rows)
+    dropped = sorted(t for t, n in near.items() if n > others / 2)
+    print(f"near chance (random's score inside more than half of the {others} in-sample non-random models' "
+          f"intervals), not candidates: " + (", ".join(f"{t} ({near[t]}/{others})" for t in dropped) or "none"))
+    return near, others, dropped
+
+
+def released_or_written(name: str, manifest: Path, chosen: list[str], write: bool, smoke: bool,
+                        build: Callable[[list[str]], Any]) -> list[str]:
+    """The released lite's tasks when its manifest is committed (said whether the choice still gives them), else
+    the choice, written as the manifest on `--write`."""
     from sentibench.tasks.benchmarks import get_benchmark, manifest_text
 
+    if manifest.exists():
+        released = get_benchmark(name)
+        print(f"{name} (released, sha256 {released.manifest_sha256[:12]}): "
+              + ("the same tasks" if sorted(released.task_names) == sorted(chosen)
+                 else f"DIFFERS: {', '.join(released.task_names)}"))
+        return released.task_names
+    if write and not smoke:
+        benchmark = build(chosen)
+        manifest.write_text(manifest_text(benchmark))
+        print(f"wrote {manifest.relative_to(ROOT)} (sha256 {benchmark.manifest_sha256})")
+    return chosen
+
+
+def validation_report(label: str, lite: list[str], scores: Scores, rows: np.ndarray,
+                      stands_for: Mapping[str, str] = MappingProxyType({})) -> None:
+    """The lite against v2 in sample, out of sample and over every ranked model (Spearman, Pearson), and the
+    pairs v2 separates that the lite mis-orders, printed."""
+    axes = scores.benchmark.axes
+    out = [i for i in range(len(scores.models)) if i not in set(rows.tolist())]
+    print(f"\nout of sample ({len(out)}): " + (", ".join(scores.models[i] for i in out) or "none"))
+    for name, group in (("in sample", rows), ("out of sample", np.array(out, dtype=int)),
+                        ("all ranked", np.arange(len(scores.models)))):
+        if len(group) >= 2:
+            rho, r = agreement(lite, scores, group, stands_for)
+            print(f"Spearman rho (Pearson r) of {label} against v2, {name} ({len(group)} models"
+                  + ("; with 2, rho and r are +-1" if len(group) == 2 else "") + "): "
+                  + ", ".join(f"{a.name} {x:.3f} ({y:.3f})" for a, x, y in zip(axes, rho, r)))
+        else:
+            print(f"Spearman, {name}: {len(group)} models, too few")
+    for axis, (pairs, wrong, held_pairs, held_wrong, names) in misordered(lite, scores, set(out), stands_for).items():
+        print(f"{axis}: pairs v2 separates {pairs}, {label} mis-orders {wrong}; with an out-of-sample model "
+              f"{held_pairs}, mis-ordered {held_wrong}" + (f" ({'; '.join(names)})" if names else ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = selection_arguments(argv, __doc__.splitlines()[0], f"record the new tasks' texts into {COSTS.name} first",
+                               MANIFEST, BLOCK)
+    if args.docs:
+        return rewrite_docs(doc_blocks(ROOT))
     if args.costs:
         measure_costs(COSTS, args.results)
     cost, cost_v1 = CostModel(COSTS), CostModel(V1_COSTS)
@@ -357,11 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = sorted(set(IN_SAMPLE) - {card(m) for m in used})
     if missing:
         print(f"  WARNING: pinned in-sample models without full v2 results here: {', '.join(missing)}")
-    near = near_chance(scores, rows)
-    others = sum(card(scores.models[i]) != "random" for i in rows)
-    dropped = sorted(t for t, n in near.items() if n > others / 2)
-    print(f"near chance (random's score inside more than half of the {others} in-sample non-random models' "
-          f"intervals), not candidates: " + (", ".join(f"{t} ({near[t]}/{others})" for t in dropped) or "none"))
+    near, others, dropped = near_chance_report(scores, rows)
     candidates = [t for t in v2.task_names if t not in v2.diagnostics and t not in dropped]
     budget = BUDGET * v2_cold
     needs = requirements(v2)
@@ -387,30 +441,8 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; MISSING {', '.join(unmet)}" if unmet else ""))
     print("Spearman rho (Pearson r) against v2 in sample: "
           + ", ".join(f"{a.name} {x:.3f} ({y:.3f})" for a, x, y in zip(v2.axes, rho, r)))
-    lite = chosen
-    if MANIFEST.exists():
-        released = get_benchmark(NAME)
-        lite = released.task_names
-        print(f"{NAME} (released, sha256 {released.manifest_sha256[:12]}): "
-              + ("the same tasks" if sorted(lite) == sorted(chosen) else f"DIFFERS: {', '.join(lite)}"))
-    elif args.write and not args.smoke:
-        benchmark = lite_benchmark(chosen)
-        MANIFEST.write_text(manifest_text(benchmark))
-        print(f"wrote {MANIFEST.relative_to(ROOT)} (sha256 {benchmark.manifest_sha256})")
-    out = [i for i in range(len(scores.models)) if i not in set(rows.tolist())]
-    print(f"\nout of sample ({len(out)}): " + (", ".join(scores.models[i] for i in out) or "none"))
-    every = np.arange(len(scores.models))
-    for name, group in (("in sample", rows), ("out of sample", np.array(out, dtype=int)), ("all ranked", every)):
-        if len(group) >= 2:
-            rho, r = agreement(lite, scores, group)
-            print(f"Spearman rho (Pearson r) of lite-v2 against v2, {name} ({len(group)} models"
-                  + ("; with 2, rho and r are +-1" if len(group) == 2 else "") + "): "
-                  + ", ".join(f"{a.name} {x:.3f} ({y:.3f})" for a, x, y in zip(v2.axes, rho, r)))
-        else:
-            print(f"Spearman, {name}: {len(group)} models, too few")
-    for axis, (pairs, wrong, held_pairs, held_wrong, names) in misordered(lite, scores, set(out)).items():
-        print(f"{axis}: pairs v2 separates {pairs}, lite-v2 mis-orders {wrong}; with an out-of-sample model "
-              f"{held_pairs}, mis-ordered {held_wrong}" + (f" ({'; '.join(names)})" if names else ""))
+    lite = released_or_written(NAME, MANIFEST, chosen, args.write, args.smoke, lite_benchmark)
+    validation_report("lite-v2", lite, scores, rows)
     return 0
 
 

@@ -29,13 +29,13 @@ both chosen, and v2's axes (the reference every agreement is computed against) s
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import choose_lite_v2 as v2lite  # a sibling script
 import numpy as np
 from choose_lite import CostModel, record_texts
+from choose_lite_v2 import selection_arguments
 from doc_blocks import printed_block  # a sibling script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,21 +158,11 @@ def doc_blocks(root: Path) -> dict[str, dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=Path, default=Path("results"), help="results folder (default results/)")
-    parser.add_argument("--costs", action="store_true", help=f"record the -lite versions' texts into {COSTS.name}")
-    parser.add_argument("--write", action="store_true", help=f"write {MANIFEST.relative_to(ROOT)} from the choice")
-    parser.add_argument("--smoke", action="store_true", help="CI: the same, from the committed files")
-    parser.add_argument("--docs", action="store_true", help=f"rewrite {PAGE}'s generated block `{BLOCK}`")
-    args = parser.parse_args(argv)
+    args = selection_arguments(argv, __doc__.splitlines()[0], f"record the -lite versions' texts into {COSTS.name}",
+                               MANIFEST, BLOCK)
     if args.docs:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-        from doc_blocks import write  # a sibling script
-
-        for page in write(doc_blocks(ROOT), ROOT):
-            print(f"rewrote {page}")
-        return 0
-    from sentibench.tasks.benchmarks import get_benchmark, manifest_text
+        return v2lite.rewrite_docs(doc_blocks(ROOT))
+    from sentibench.tasks.benchmarks import get_benchmark
 
     if args.costs:
         measure_costs(COSTS, args.results)
@@ -188,11 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     print("the -lite versions, modelled cold cost alone (their full task's): "
           + ", ".join(f"{t} {cost.seconds_for([t]):.0f}s ({cost.seconds_for([full]):.0f}s)"
                       for t, full in LITE_VERSIONS.items()))
-    near = v2lite.near_chance(scores, rows)
-    others = sum(v2lite.card(scores.models[i]) != "random" for i in rows)
-    dropped = sorted(t for t, n in near.items() if n > others / 2)
-    print(f"near chance (random's score inside more than half of the {others} in-sample non-random models' "
-          f"intervals), not candidates: " + (", ".join(f"{t} ({near[t]}/{others})" for t in dropped) or "none"))
+    near, others, dropped = v2lite.near_chance_report(scores, rows)
     candidates = [t for t in v2.task_names + list(LITE_VERSIONS) if t not in v2.diagnostics and t not in dropped]
     needs = requirements(v2)
     cheapest = v2lite.completion([], candidates, needs, cost)
@@ -213,28 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     unmet = [n for n, tasks in needs.items() if not tasks & set(chosen)]
     print(f"spans {len(needs) - len(unmet)} of {len(needs)} requirements (datasets and axes)"
           + (f"; MISSING {', '.join(unmet)}" if unmet else ""))
-    lite = chosen
-    if MANIFEST.exists():
-        released = get_benchmark(NAME)
-        lite = released.task_names
-        print(f"{NAME} (released, sha256 {released.manifest_sha256[:12]}): "
-              + ("the same tasks" if sorted(lite) == sorted(chosen) else f"DIFFERS: {', '.join(lite)}"))
-    elif args.write and not args.smoke:
-        benchmark = lite_benchmark(chosen)
-        MANIFEST.write_text(manifest_text(benchmark))
-        print(f"wrote {MANIFEST.relative_to(ROOT)} (sha256 {benchmark.manifest_sha256})")
-    out = [i for i in range(len(scores.models)) if i not in set(rows.tolist())]
-    print(f"\nout of sample ({len(out)}): " + (", ".join(scores.models[i] for i in out) or "none"))
-    for name, group in (("in sample", rows), ("out of sample", np.array(out, dtype=int)),
-                        ("all ranked", np.arange(len(scores.models)))):
-        if len(group) >= 2:
-            rho, r = v2lite.agreement(lite, scores, group, LITE_VERSIONS)
-            print(f"Spearman rho (Pearson r) of {NAME} against v2, {name} ({len(group)} models): "
-                  + ", ".join(f"{a.name} {x:.3f} ({y:.3f})" for a, x, y in zip(v2.axes, rho, r)))
-    separated = v2lite.misordered(lite, scores, set(out), LITE_VERSIONS)
-    for axis, (pairs, wrong, held_pairs, held_wrong, names) in separated.items():
-        print(f"{axis}: pairs v2 separates {pairs}, {NAME} mis-orders {wrong}; with an out-of-sample model "
-              f"{held_pairs}, mis-ordered {held_wrong}" + (f" ({'; '.join(names)})" if names else ""))
+    lite = v2lite.released_or_written(NAME, MANIFEST, chosen, args.write, args.smoke, lite_benchmark)
+    v2lite.validation_report(NAME, lite, scores, rows, LITE_VERSIONS)
     return 0
 
 
