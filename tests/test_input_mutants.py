@@ -7,10 +7,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import zipfile
+from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
+from annotated_types import Ge, Gt, Lt
 from one_line import fails
 from pydantic import ValidationError
 
@@ -92,6 +94,39 @@ def test_ranges_are_declared_on_the_fields_with_their_bounds_inclusive_or_not():
 def test_a_preset_is_validated_when_built():
     with pytest.raises(ValidationError):
         Toy(batch_size=0)
+
+
+def test_a_preset_class_is_frozen_and_refuses_infinite_numbers():
+    @preset  # declared inside the test, so that mutation testing sees which test runs `preset`
+    class Made:
+        lr: Rate = 1.0
+        name: str = "x"
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Made().lr = 2.0  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="finite number"):
+        Made(lr=float("inf"))  # above 0, yet refused: presets take finite numbers only
+    assert Made(name=3).name == "3"  # a number read from a config file where text is declared stays its text
+
+
+def test_a_refusal_names_the_class_that_is_not_a_preset():
+    with pytest.raises(TypeError, match="^Plain is not a preset class"):
+        apply_options(dataclasses.make_dataclass("Plain", [("lr", float)])(1.0), {"lr": "2"}, "plain")
+
+
+@preset
+class Bounded:
+    share: Annotated[float, Gt(0), Lt(1)] = 0.5
+    amount: Annotated[Decimal, Ge(0)] = Decimal(1)
+    pair: tuple[int, int] = (1, 2)
+
+
+def test_every_declared_bound_is_worded_and_other_problems_are_pydantics_own():
+    fails("option share='1' must be above 0 and below 1", apply_options, Bounded(), {"share": "1"}, "b")
+    fails("option share='0' must be above 0 and below 1", apply_options, Bounded(), {"share": "0"}, "b")
+    fails("option amount='x': Input should be a valid decimal", apply_options, Bounded(), {"amount": "x"}, "b")
+    fails("option pair=['1', '2', '3']: Tuple should have at most 2 items after validation, not 3",
+          apply_options, Bounded(), {"pair": "1,2,3"}, "b")
 
 
 def test_an_option_pair_splits_at_its_first_equals_sign():

