@@ -285,6 +285,11 @@ def cli_benchmark(args: argparse.Namespace, scratch: Path) -> dict:
                                     "--output-folder", str(scratch / "warm")],
         }
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+    if args.cli_command:  # a baseline too old to read today's results times only the commands it can run
+        unknown = sorted(set(args.cli_command) - set(commands))
+        if unknown:
+            raise SystemExit(f"--cli-command: unknown {', '.join(unknown)}; choose from {', '.join(commands)}")
+        commands = {name: argv for name, argv in commands.items() if name in args.cli_command}
     runs = {f"{b}: {c}": [bench, *argv] for b, bench in benches.items() for c, argv in commands.items()}
     runs |= {f"floor: {name}": [sys.executable, "-c", code] for name, code in floors(args.smoke).items()}
     timings: dict[str, dict] = {name: {"wall_s": [], "cpu_s": [], "encoded": []} for name in runs}
@@ -421,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--short", type=int, default=1000, help="MR sentences")
     parser.add_argument("--long", type=int, default=200, help="IMDB reviews")
     parser.add_argument("--cli-repeats", type=int, default=5)
+    parser.add_argument("--cli-command", action="append", default=[],
+                        help="time only this fixed-cost command (repeatable; e.g. 'list tasks', 'no-op run')")
     parser.add_argument("--baseline-bench", help="another `bench` executable to time beside this tree's")
     parser.add_argument("--skip", action="append", default=[], choices=["encode", "cli", "bf16", "mteb"],
                         help="leave a part out (bf16: the bfloat16 encode comparison; mteb: the mteb ratio)")
