@@ -20,7 +20,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from sentibench.core.errors import BenchError
-from sentibench.core.io import atomic_write_json, read_json
+from sentibench.core.io import atomic_write_json, collector_paused, read_json
 from sentibench.models.catalog.kinds import recorded_kind
 from sentibench.report.compare import compare_task
 from sentibench.report.overview import (
@@ -324,12 +324,14 @@ def rank_full_rows(rows: list[Row], tasks: list[str]) -> None:
         row.average = 100 * sum(row.cells[t].score for t in tasks) / len(tasks)
 
 
+@collector_paused()
 def build(root: Path | Sequence[Path], benchmark: str | None = None, include_in_domain: bool = False) -> Board:
     """The board of one results folder or several: its groups (headline group first), the results left out
     because an older protocol version made them, and the overview of `benchmark` (default: the current
     release, followed by the other benchmarks of the default board, `tasks.benchmarks.BOARD`, each its own
     section). A group whose tasks are all the benchmark's diagnostics, or all geometry tasks, is shown without
-    ranks or best marks."""
+    ranks or best marks. Built with the garbage collector paused (`core.io.collector_paused`): everything it
+    allocates stays alive until the board is rendered."""
     from sentibench.tasks.benchmarks import BOARD, get_benchmark
 
     chosen = get_benchmark(benchmark)

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sentibench.core.errors import BenchError, one_line
-from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, read_json, read_regular
+from sentibench.core.io import JSON_MAX_BYTES, atomic_write_json, collector_paused, read_json, read_regular
 from sentibench.results.schema import Provenance, TaskResult
 from sentibench.results.training_log import TRAINING_FILE
 
@@ -181,9 +181,11 @@ def result_files_under(root: Path) -> list[Path]:
 
 
 def iter_results(root: Path) -> list[TaskResult]:
-    """Every result under `root` (`result_files_under`), each read inside `root`; one answer per (model,
-    revision, task): two files of one revision folder claiming one task are an error naming both."""
-    results = [read_result(path, within=root) for path in result_files_under(Path(root))]
+    """Every result under `root` (`result_files_under`), each read inside `root` (the garbage collector paused
+    meanwhile: `core.io.collector_paused`); one answer per (model, revision, task): two files of one revision
+    folder claiming one task are an error naming both."""
+    with collector_paused():
+        results = [read_result(path, within=root) for path in result_files_under(Path(root))]
     claimed: dict[tuple[Path, str], Path] = {}
     for result in results:
         key = (result.path.parent, result.task_name)
