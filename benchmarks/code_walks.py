@@ -1,5 +1,6 @@
-"""The walk a newcomer follows from a model's name to a ready encoder, counted (issue 56, items 2 and 7): stops,
-files, climbs and returns, traced from a real call rather than read by hand.
+"""The two walks of issue 56 (items 1, 2 and 7), counted: from a model's name to a ready encoder, and where a
+result is written (the output folder followed through the code); stops, files, climbs and returns, traced from
+real calls rather than read by hand.
 
     python benchmarks/code_walks.py          # on this checkout
     python benchmarks/code_walks.py --show   # every stop printed, with its floor
@@ -15,8 +16,10 @@ already left once (the reader reads the same file twice). **Rooms** count the sa
 (`sentibench.results`, `sentibench.models.catalog`, ...): stops, climbs and returns between packages, the unit
 the issue's "visits 4 rooms" uses.
 
-The walk is `EncoderPool.get("all-minilm-l6-v2")` of `sentibench.run.runner`, where the issue's walk began (the
-packaged MiniLM, cached vectors on; weights loaded, nothing encoded). To compare two commits, copy this file into
+The first walk is `EncoderPool.get("all-minilm-l6-v2")` of `sentibench.run.runner`, where the issue's walk began
+(the packaged MiniLM, cached vectors on; weights loaded, nothing encoded). The second follows the output folder:
+in `bench run -m all-minilm-l6-v2 -t sgts-mr --limit 16 --output-folder F` (F empty), only the functions whose
+arguments carry F, a path under it, or an object holding one (`holds_folder`) are stops. To compare two commits, copy this file into
 the other checkout's benchmarks/ and run it there with that checkout installed. `--smoke` (CI: the script still
 runs) is the same run.
 """
@@ -65,9 +68,11 @@ def floor_of(module: str, layers: list[list[str]]) -> int:
     return len(layers)
 
 
-def trace(call: Callable[[], object], start: Callable[[str], bool] = lambda module: True) -> list[str]:
-    """The files (as modules) of the sentibench functions `call` enters, each function at its first entry,
-    consecutive repeats collapsed; the walk begins at the first call whose module satisfies `start`."""
+def trace(call: Callable[[], object], start: Callable[[str], bool] = lambda module: True,
+          carries: Callable[[dict], bool] = lambda arguments: True) -> list[str]:
+    """The files (as modules) of the sentibench functions `call` enters whose arguments satisfy `carries`, each
+    function at its first entry, consecutive repeats collapsed; the walk begins at the first call whose module
+    satisfies `start`."""
     stops: list[str] = []
     begun = False
     known: dict[str, str | None] = {}
@@ -84,7 +89,7 @@ def trace(call: Callable[[], object], start: Callable[[str], bool] = lambda modu
         if module is None:
             return
         begun = begun or start(module)
-        if not begun or frame.f_code in read:
+        if not begun or frame.f_code in read or not carries(frame.f_locals):
             return
         read.add(frame.f_code)
         if not stops or stops[-1] != module:
@@ -123,19 +128,49 @@ def model_walk() -> list[str]:
 
 
 
+def holds_folder(folder: Path) -> Callable[[dict], bool]:
+    """Whether a call's arguments carry `folder`: the folder or a path under it, as a path or a string, or an
+    object holding one as an attribute (a results-folder object)."""
+    prefix = str(folder)
+
+    def carried(value: object) -> bool:
+        return isinstance(value, (str, Path)) and str(value).startswith(prefix)
+
+    def check(arguments: dict) -> bool:
+        for value in arguments.values():
+            if carried(value) or any(carried(v) for v in getattr(value, "__dict__", {}).values()):
+                return True
+        return False
+
+    return check
+
+
+def folder_walk() -> list[str]:
+    """Where a result is written: every sentibench function that `--output-folder` (or a path under it) passes
+    through in `bench run -m all-minilm-l6-v2 -t sgts-mr --limit 16` into an empty folder (cached vectors)."""
+    import tempfile
+
+    from sentibench.cli import main as bench
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "runs"
+        argv = ["run", "-m", "all-minilm-l6-v2", "-t", "sgts-mr", "--limit", "16", "--output-folder", str(folder)]
+        return trace(lambda: bench(argv), carries=holds_folder(folder))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print every stop, with its floor")
     parser.add_argument("--smoke", action="store_true", help="CI: the same run")
     args = parser.parse_args(argv)
     layers = floors()
-    stops = model_walk()
-    print("model name to encoder: " + ", ".join(f"{value} {key}" for key, value in counts(stops).items())
-          + "; by room: " + ", ".join(f"{value} {key}" for key, value in counts(rooms(stops)).items()
-                                      if key != "files"))
-    if args.show:
-        for module in stops:
-            print(f"  [{floor_of(module, layers)}] {module}")
+    for label, stops in (("model name to encoder", model_walk()), ("output folder", folder_walk())):
+        print(f"{label}: " + ", ".join(f"{value} {key}" for key, value in counts(stops).items())
+              + "; by room: " + ", ".join(f"{value} {key}" for key, value in counts(rooms(stops)).items()
+                                          if key != "files"))
+        if args.show:
+            for module in stops:
+                print(f"  [{floor_of(module, layers)}] {module}")
     return 0
 
 

@@ -35,7 +35,8 @@ def test_one_set_of_weights_per_folder_and_the_training_log_with_the_first_resul
     kept = folder.path_for("m", "r", "a")
     folder.save(kept, _result("a", "aa"), None)
     folder.keep_one_weights(kept.parent, replaced=set())
-    folder.log_training(kept.parent, {"method": "x", "best_step": 2, "loss_curve": [{"step": 1, "loss": 0.5}]})
+    folder.log_training("m", "r", "float32", {"method": "x", "best_step": 2,
+                                              "loss_curve": [{"step": 1, "loss": 0.5}]})
     with pytest.raises(BenchError, match="holds results of other weights"):
         folder.save(kept.with_name("b.json"), _result("b", "bb"), None)
     assert not kept.with_name("b.json").exists() and read_training_log(kept.parent) is None
@@ -52,6 +53,22 @@ def test_is_done_follows_the_overwrite_strategy_and_the_lock_is_one_runs(tmp_pat
     assert not folder.is_done(path, fixture_task, 5, "only-missing") and not folder.is_done(path, fixture_task, None,
                                                                                              "always")
     with folder, ResultsFolder(tmp_path) as other:
-        assert folder.take(path) and not other.take(path)
-        folder.release(path)
-        assert other.take(path)
+        assert folder.claim(path, fixture_task, None, "always") == "claimed"
+        assert other.claim(path, fixture_task, None, "always") == other.claim(path, fixture_task, None,
+                                                                               "only-missing") == "in flight"
+    with ResultsFolder(tmp_path) as later:  # the first run's locks went with it
+        assert later.claim(path, fixture_task, None, "only-missing") == "done"  # finished since: the lock given back
+        assert later.claim(path, fixture_task, None, "always") == "claimed"  # so it can be taken again
+
+
+def test_plan_says_what_is_left_of_a_model_and_where_each_result_goes(tmp_path, fixture_task):
+    folder = ResultsFolder(tmp_path)
+    path = tmp_path / "m" / "r" / f"{fixture_task.name}.json"
+    assert folder.plan("m", "r", "float32", [fixture_task], None, "only-missing") == ([(fixture_task, path)], [])
+    folder.save(path, _result(fixture_task.name, "aa", version=fixture_task.metadata.version), None)
+    assert folder.plan("m", "r", "float32", [fixture_task], None, "only-missing") == ([], [path])
+    assert folder.plan("m", "r", "float32", [fixture_task], None, "always") == ([(fixture_task, path)], [])
+    other = path.with_name("other.json")
+    folder.save(other, _result("other", "bb"), None)  # a second set of weights in one revision folder
+    with pytest.raises(BenchError, match="weights"):
+        folder.plan("m", "r", "float32", [fixture_task], None, "only-missing")

@@ -1,17 +1,21 @@
 """The results folder `bench run` writes, owned here: where a result lives (`path_for`), whether it is done
 (`is_done`), and `save`: the unit values first, the JSON last, each atomic (a result never points at missing
 values), with the training log of the checkpoint that made a folder's first result. A folder holds one set of
-weights (`keep_one_weights`) and an item is evaluated by one run at a time (`take`, `results.item_locks`);
-`load` and `select` read it back (`ResultStore`)."""
+weights (`keep_one_weights`) and an item is evaluated by one run at a time (`claim`, `results.item_locks`);
+`load` and `select` read it back (`ResultStore`). A run asks two questions and hands over results: `plan` (what
+is left to run of a model, and where each result goes) and `claim` (is this item still this run's to
+evaluate), then `save`."""
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from sentibench.core.errors import BenchError
+from sentibench.core.provenance import refuse_dirty_committed_results
 from sentibench.results.item_locks import ItemLocks
 from sentibench.results.schema import TaskResult
 from sentibench.results.task_result import (
@@ -82,16 +86,39 @@ class ResultsFolder:
         check_one_weights_per_folder(kept)
         self._kept[folder] = weights_by_task(kept)
 
-    def log_training(self, folder: Path, trace: dict) -> None:
-        """Save `trace` (how the checkpoint was trained) as revision `folder`'s training log with its first result."""
-        self._traces[folder] = trace
+    def plan(self, model: str, revision: str, dtype: str, tasks: Sequence[Task], limit: int | None,
+             strategy: OverwriteStrategy) -> tuple[list[tuple[Task, Path]], list[Path]]:
+        """Before a run of `model` at `revision` (in `dtype`): each task still to run with the path its result
+        goes to, and the paths of the results that stand (`is_done`). The results kept in the revision folder
+        must record one set of weights (`keep_one_weights`), and when anything is to run, the committed results
+        must be clean (`core.provenance.refuse_dirty_committed_results`)."""
+        to_run, done = [], []
+        for task in tasks:
+            path = self.path_for(model, revision, task.name, dtype)
+            if self.is_done(path, task, limit, strategy):
+                done.append(path)
+            else:
+                to_run.append((task, path))
+        self.keep_one_weights(self.path_for(model, revision, dtype=dtype), {path for _, path in to_run})
+        if to_run:
+            refuse_dirty_committed_results(self.root)
+        return to_run, done
 
-    def take(self, path: Path) -> bool:
-        """Lock the item whose result is `path` for this run; False when another run holds it."""
-        return self._locks.take(path)
+    def log_training(self, model: str, revision: str, dtype: str, trace: dict) -> None:
+        """Save `trace` (how the checkpoint was trained) as the revision folder's training log, with its first
+        result."""
+        self._traces[self.path_for(model, revision, dtype=dtype)] = trace
 
-    def release(self, path: Path) -> None:
-        self._locks.release(path)
+    def claim(self, path: Path, task: Task, limit: int | None, strategy: OverwriteStrategy
+              ) -> Literal["claimed", "in flight", "done"]:
+        """Lock the item whose result is `path` for this run: "in flight" when another run holds it, "done" when
+        its result was finished since this run planned it (the lock given back), else "claimed"."""
+        if not self._locks.take(path):
+            return "in flight"
+        if self.is_done(path, task, limit, strategy):
+            self._locks.release(path)
+            return "done"
+        return "claimed"
 
     def save(self, path: Path, result: TaskResult, units: UnitValues | None) -> None:
         """Write `result` at `path` with its unit values (an older sidecar removed when it has none), after the

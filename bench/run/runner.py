@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from sentibench.core.errors import BenchError, UnavailableError
 from sentibench.core.executors import Executor, ItemFailed, Job, LocalExecutor
-from sentibench.core.provenance import refuse_dirty_committed_results
 from sentibench.data import DatasetSpec, dataset_names, get_dataset, get_spec, register_dataset
 from sentibench.data.texts import every_text
 from sentibench.embed.batching import ENCODING_FOR
@@ -106,9 +105,10 @@ def evaluate_one(card: ModelCard, encoder: CachedEncoder, task: Task, context: E
     return task_result(task.name, dataset.content_hash, evaluation.scores, elapsed, made), evaluation.units
 
 
-def _check_arguments(folder: ResultsFolder, batch_size: int, limit: int | None, device: str | None,
-                     smoke_training: int | None = None) -> None:
-    """Every argument checked before any work, so a bad one never reaches the cache or a result."""
+def _check_arguments(batch_size: int, limit: int | None, device: str | None, smoke_training: int | None = None
+                     ) -> None:
+    """Every argument checked before any work, so a bad one never reaches the cache or a result (the output
+    folder checks itself: `ResultsFolder.check_writable`)."""
     if not isinstance(batch_size, int) or batch_size < 1:
         raise BenchError(f"batch size must be a whole number of at least 1, got {batch_size!r}")
     for what, value in (("limit", limit), ("smoke training steps", smoke_training)):
@@ -116,7 +116,6 @@ def _check_arguments(folder: ResultsFolder, batch_size: int, limit: int | None, 
             raise BenchError(f"{what} must be a whole number of at least 1 (or none), got {value!r}")
     if device:
         pick_device(device)
-    folder.check_writable()
 
 
 EncoderFactory = Callable[[ModelCard], CachedEncoder]
@@ -326,11 +325,11 @@ def _claim(job: Job, folder: ResultsFolder, report: RunReport, limit: int | None
     flight there, not done), and one finished since this run looked is done."""
     kept = []
     for item in job.items:
-        if not folder.take(item.path):
+        claim = folder.claim(item.path, item.task, limit, strategy)
+        if claim == "in flight":
             report.in_flight.append(item.path)
             print(f"{item.label}: in flight in another process, left to it", file=sys.stderr)
-        elif folder.is_done(item.path, item.task, limit, strategy):
-            folder.release(item.path)
+        elif claim == "done":
             report.skipped.append(item.path)
         else:
             kept.append(item)
@@ -350,8 +349,9 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
     capped at that many steps (its own checkpoint and revision; the results are smoke runs, kept off the
     leaderboard like `limit`). An item another run into the same folder is evaluating is left to it
     (`sentibench.results.item_locks`)."""
+    _check_arguments(batch_size, limit, device, smoke_training)
     folder = ResultsFolder(output_folder)
-    _check_arguments(folder, batch_size, limit, device, smoke_training)
+    folder.check_writable()
     settings = RunSettings(seed, limit, batch_size, device, use_cache, executor or LocalExecutor(), encoder_factory,
                            intervals)
     report = RunReport()
@@ -369,22 +369,15 @@ def run(models: list[str | ModelCard | InProcessModel | Any], tasks: list[Task],
             card = dataclasses.replace(card, dtype=check_dtype(dtype))
         if smoke_training is not None and not in_process:
             card = smoke_trained(card, smoke_training)
-        pending = []
-        for task in tasks:
-            path = folder.path_for(card.name, card.revision, task.name, card.dtype)
-            if folder.is_done(path, task, limit, overwrite):
-                report.skipped.append(path)
-            else:
-                pending.append(RunItem(card.name, task, path))
-        revision_folder = folder.path_for(card.name, card.revision, dtype=card.dtype)
-        folder.keep_one_weights(revision_folder, {item.path for item in pending})  # mixed weights: never done
+        to_run, done = folder.plan(card.name, card.revision, card.dtype, tasks, limit, overwrite)
+        report.skipped += done
+        pending = [RunItem(card.name, task, path) for task, path in to_run]
         if pending:
-            refuse_dirty_committed_results(folder.root)
             card = prepare(card)  # a trained card gets its checkpoint (trained now on first use)
             trained_here = model_kind(card.loader).from_recipe and card.checkpoint
             trace = training_trace(Path(card.checkpoint)) if trained_here else None
             if trace is not None:
-                folder.log_training(revision_folder, trace)
+                folder.log_training(card.name, card.revision, card.dtype, trace)
             jobs += _jobs(pending, model, card, settings)
             if card.reference_model not in (None, card.name):
                 references[card.name] = card.reference_model
