@@ -2,8 +2,9 @@
 an encoder, trained cards, in-process models) and the trainable methods (`methods/`, each a subpackage that
 registers itself through `sentibench.training.methods`; they never import the catalogue).
 
-The public seam for the layers above (the runner, submissions, mteb): `card_for`, `prepare` (a trained card
-gets its checkpoint, trained on first use), `load_encoder`, `load_trainable`, `describe`. The loaders are
+The public seam for the layers above (the runner, submissions, mteb): `card_for` (`catalog/lookup.py`),
+`prepare` (a trained card gets its checkpoint, trained on first use), `load_encoder`, `open_encoder` (the three in
+one pass, `catalog/opening.py`), `load_trainable`, `describe`. The loaders are
 imported on first use (PEP 562), so reading cards (`bench list models`) does not load the encoder stack, and
 the cards themselves are read only when asked for, so importing a method package loads no card."""
 
