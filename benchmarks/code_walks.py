@@ -19,9 +19,9 @@ the issue's "visits 4 rooms" uses.
 The first walk is `EncoderPool.get("all-minilm-l6-v2")` of `sentibench.run.runner`, where the issue's walk began
 (the packaged MiniLM, cached vectors on; weights loaded, nothing encoded). The second follows the output folder:
 in `bench run -m all-minilm-l6-v2 -t sgts-mr --limit 16 --output-folder F` (F empty), only the functions whose
-arguments carry F, a path under it, or an object holding one (`holds_folder`) are stops. To compare two commits, copy this file into
-the other checkout's benchmarks/ and run it there with that checkout installed. `--smoke` (CI: the script still
-runs) is the same run.
+arguments carry F, a path under it, or an object holding one (`holds_folder`) are stops. To compare two commits,
+copy this file into the other checkout's benchmarks/ and run it there with that checkout installed. `--smoke` (CI:
+the script still runs) is the same run.
 """
 
 from __future__ import annotations
